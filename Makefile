@@ -1,0 +1,126 @@
+# lockdep-rcu: make builds the preload and the command line; make test runs
+# the Criterion suite; make bench the speed targets; make demo the demo.
+
+CC ?= cc
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD := build
+
+WARN := -Wall -Wextra
+CFLAGS ?= -O2 -g
+PRELOAD_CFLAGS := $(CFLAGS) $(WARN) -fPIC -pthread -fno-omit-frame-pointer \
+	-ftls-model=initial-exec
+PRELOAD_LDFLAGS := -shared -pthread -ldl -Wl,--version-script=preload/exports.map \
+	-Wl,-z,now -Wl,-z,nodelete
+
+PRELOAD_SRCS := $(wildcard preload/*.c)
+PRELOAD_OBJS := $(PRELOAD_SRCS:preload/%.c=$(BUILD)/preload/%.o)
+PRELOAD_HDRS := $(wildcard preload/*.h) include/lockdep-rcu.h
+PRELOAD := $(BUILD)/liblockdep-rcu.so
+
+TOOL_SRCS := $(wildcard tools/*.c)
+TOOL := $(BUILD)/lockdep-rcu
+
+# Target programs of the test suite: each tests/targets/X.c becomes
+# build/targets/X.<flavor> for every liburcu flavor it is written for.
+URCU_FLAVORS := memb mb signal qsbr bp
+FLAVOR_CFLAGS_memb :=
+FLAVOR_CFLAGS_mb := -DRCU_MB
+FLAVOR_CFLAGS_signal := -DRCU_SIGNAL
+FLAVOR_CFLAGS_qsbr := -DTARGET_QSBR
+FLAVOR_CFLAGS_bp := -DTARGET_BP
+FLAVOR_LIBS_memb := -lurcu-memb
+FLAVOR_LIBS_mb := -lurcu-mb
+FLAVOR_LIBS_signal := -lurcu-signal
+FLAVOR_LIBS_qsbr := -lurcu-qsbr
+FLAVOR_LIBS_bp := -lurcu-bp
+TARGET_CFLAGS := -O1 -g -Wall -Wextra -pthread -Iinclude -Itests/targets
+TARGET_SRCS := $(wildcard tests/targets/*.c)
+TARGET_NAMES := $(TARGET_SRCS:tests/targets/%.c=%)
+TARGETS := $(foreach t,$(TARGET_NAMES),$(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/$(t).$(f)))
+# A few built -no-pie and with _LGPL_SOURCE too, to test those builds.
+NOPIE_TARGETS := $(BUILD)/targets/header_checks.memb.nopie $(BUILD)/targets/deref_outside_reader.memb.nopie
+LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header_checks.qsbr.lgpl
+
+SUITE_SRCS := $(wildcard tests/*.c)
+SUITE := $(BUILD)/tests/suite
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
+UNIT := $(BUILD)/tests/unit
+SYMBOLIZE_TARGETS := $(BUILD)/tests/symbolize_target_pie $(BUILD)/tests/symbolize_target_nopie
+
+.PHONY: all test bench demo install clean
+all: $(PRELOAD) $(TOOL)
+
+$(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_CFLAGS) -c $< -o $@
+
+$(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
+	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) -o $@
+
+$(TOOL): $(TOOL_SRCS) $(wildcard tools/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) -o $@
+
+# ---- test targets ---------------------------------------------------------
+define flavored_target
+$(BUILD)/targets/%.$(1): tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(TARGET_CFLAGS) $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ $$(FLAVOR_LIBS_$(1)) -lurcu-common
+$(BUILD)/targets/%.$(1).nopie: tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(TARGET_CFLAGS) -fno-pie -no-pie $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ $$(FLAVOR_LIBS_$(1)) -lurcu-common
+$(BUILD)/targets/%.$(1).lgpl: tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(TARGET_CFLAGS) -D_LGPL_SOURCE $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ $$(FLAVOR_LIBS_$(1)) -lurcu-common
+endef
+$(foreach f,$(URCU_FLAVORS),$(eval $(call flavored_target,$(f))))
+
+$(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h)
+	@mkdir -p $(@D)
+	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) -o $@ -lcriterion
+
+$(BUILD)/tests/symbolize_target_pie: tests/unit/symbolize_target.c preload/symbolize.c preload/symbolize.h
+	@mkdir -p $(@D)
+	$(CC) -O0 -g $(WARN) -fpie -pie -Ipreload tests/unit/symbolize_target.c preload/symbolize.c -o $@ -ldl
+$(BUILD)/tests/symbolize_target_nopie: tests/unit/symbolize_target.c preload/symbolize.c preload/symbolize.h
+	@mkdir -p $(@D)
+	$(CC) -O0 -g $(WARN) -fno-pie -no-pie -Ipreload tests/unit/symbolize_target.c preload/symbolize.c -o $@ -ldl
+
+# Pure logic of the tracer (no interposing symbols), under the sanitizers.
+UNIT_SRCS := $(wildcard tests/unit/*_test.c)
+$(UNIT): $(UNIT_SRCS) preload/options.c preload/options.h
+	@mkdir -p $(@D)
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) -o $@ -lcriterion
+
+TEST_DEPS := $(PRELOAD) $(TOOL) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
+
+test: $(TEST_DEPS)
+	$(UNIT) --jobs 2
+	$(SUITE) --jobs 2
+
+# ---- bench, demo ----------------------------------------------------------
+$(BUILD)/bench/lock_heavy: tests/bench/lock_heavy.c
+	@mkdir -p $(@D)
+	$(CC) -O2 $(WARN) -pthread $< -o $@
+$(BUILD)/bench/rcu_read_heavy: tests/bench/rcu_read_heavy.c
+	@mkdir -p $(@D)
+	$(CC) -O2 $(WARN) -pthread $< -o $@ -lurcu-memb -lurcu-common
+
+bench: $(PRELOAD) $(BUILD)/bench/lock_heavy $(BUILD)/bench/rcu_read_heavy
+	tests/bench/run-bench.sh --preload $(PRELOAD) $(BUILD)
+
+demo: $(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
+	@echo "== running a buggy liburcu program under LD_PRELOAD=$(PRELOAD)"
+	-LD_PRELOAD=$(PWD)/$(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/lockdep-rcu $(DESTDIR)$(PREFIX)/include \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0755 $(PRELOAD) $(DESTDIR)$(PREFIX)/lib/lockdep-rcu/liblockdep-rcu.so
+	install -m 0644 include/lockdep-rcu.h $(DESTDIR)$(PREFIX)/include/lockdep-rcu.h
+	install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/lockdep-rcu
+	sed -e 's|@PREFIX@|$(PREFIX)|g' tools/lockdep-rcu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lockdep-rcu.pc
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,244 @@
+/* Report printers for the core checks (lockdep-RCU and lock balance). The
+ * kernel's titles and wording are kept verbatim so that users' eyes and
+ * log-grepping scripts carry over. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include "checks.h"
+#include "report.h"
+#include "symbolize.h"
+#include "options.h"
+
+__thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("initial-exec")));
+
+/* "file:line" of the call site, the first word of the kernel's message
+ * line: from the header's __FILE__/__LINE__, else from debug info, else the
+ * symbolized address. */
+static void report_site(uintptr_t ip, const char *file, int line)
+{
+	if (file) {
+		report_printf("%s:%d", file, line);
+		return;
+	}
+	char where[512];
+	if (tracer_options.symbolize && symbolize_code(ip, where, sizeof(where))) {
+		/* "function+0x1/0x2 [module] file:line": keep file:line if any */
+		const char *source = strstr(where, "] ");
+		report_printf("%s", source && source[2] ? source + 2 : where);
+		return;
+	}
+	report_printf("0x%lx", (unsigned long)ip);
+}
+
+/* The RCU state of the thread, as the kernel prints rcu_scheduler_active. */
+static void report_rcu_state(const struct thread_state *ts)
+{
+	report_printf("\nrcu read-side nesting:");
+	int any = 0;
+	for (int f = 0; f < NR_FLAVORS; f++)
+		if (ts->nesting[f]) {
+			report_printf(" %s=%u", flavor_name[f], ts->nesting[f]);
+			any = 1;
+		}
+	if (!any)
+		report_printf(" none");
+	report_printf(", registered with:");
+	any = 0;
+	for (int f = 0; f < NR_URCU_FLAVORS; f++)
+		if (ts->registered[f] == URCU_REGISTERED) {
+			report_printf(" %s%s", flavor_name[f],
+				      f == FLAVOR_qsbr ? (ts->qsbr_offline ? " (offline)" : " (online)") : "");
+			any = 1;
+		}
+	if (!any)
+		report_printf(" none");
+	report_printf("\n");
+}
+
+static void print_suspicious(struct thread_state *ts, uintptr_t site_ip, const char *site_file,
+			     int site_line, const char *message, const char *detail)
+{
+	if (site_ip && !report_site_once(REPORT_SUSPICIOUS_RCU, site_ip))
+		return;
+	report_begin(ts, "WARNING: suspicious RCU usage");
+	report_site(site_ip, site_file, site_line);
+	report_printf(" %s!\n", message);
+	report_printf("\nother info that might help us debug this:\n\n");
+	if (detail)
+		report_printf("%s\n", detail);
+	report_rcu_state(ts);
+	report_held_locks(ts);
+	report_backtrace();
+	report_end(ts, REPORT_SUSPICIOUS_RCU);
+}
+
+void print_suspicious_rcu(struct thread_state *ts, uintptr_t site_ip, const char *site_file,
+			  int site_line, const char *message)
+{
+	print_suspicious(ts, site_ip, site_file, site_line, message, NULL);
+}
+
+void print_suspicious_rcu_detail(struct thread_state *ts, uintptr_t site_ip, const char *message,
+				 const char *detail)
+{
+	print_suspicious(ts, site_ip, NULL, 0, message, detail);
+}
+
+void check_suspicious_dereference(struct thread_state *ts, uintptr_t ip)
+{
+	const char *msg;
+	if (ts->registered[FLAVOR_qsbr] == URCU_REGISTERED)
+		msg = "rcu_dereference() by an offline QSBR thread, outside any read-side "
+		      "critical section and with no lock held";
+	else
+		msg = "rcu_dereference() outside any RCU read-side critical section and with no "
+		      "lock held";
+	print_suspicious_rcu_detail(ts, ip, "suspicious rcu_dereference() usage", msg);
+}
+
+void check_unregistered_reader(struct thread_state *ts, enum rcu_flavor flavor, uintptr_t ip,
+			       const char *what)
+{
+	char msg[256];
+	if (ts->registered[flavor] == URCU_UNREGISTERED)
+		snprintf(msg, sizeof(msg),
+			 "%s by a thread that called rcu_unregister_thread() (liburcu flavor %s): "
+			 "grace periods do not wait for it", what, flavor_name[flavor]);
+	else if (flavor == FLAVOR_qsbr && ts->registered[flavor] == URCU_REGISTERED)
+		snprintf(msg, sizeof(msg),
+			 "%s by a QSBR thread that is offline: grace periods do not wait for it", what);
+	else
+		snprintf(msg, sizeof(msg),
+			 "%s by a thread that never called rcu_register_thread() (liburcu flavor %s): "
+			 "grace periods do not wait for it", what, flavor_name[flavor]);
+	print_suspicious_rcu(ts, ip, NULL, 0, msg);
+}
+
+void print_illegal_sync(struct thread_state *ts, uintptr_t ip, const char *what)
+{
+	char msg[160];
+	snprintf(msg, sizeof(msg), "Illegal %s in RCU read-side critical section", what);
+	print_suspicious_rcu(ts, ip, NULL, 0, msg);
+}
+
+static void describe_lock(const void *lock, const char *fallback, char *buf, size_t size)
+{
+	buf[0] = 0;
+	if (tracer_options.symbolize)
+		symbolize_data((uintptr_t)lock, buf, size);
+	if (!buf[0])
+		snprintf(buf, size, "%s", fallback);
+}
+
+void print_bad_unlock_balance(struct thread_state *ts, uintptr_t ip, const void *lock,
+			      const char *lock_name)
+{
+	if (!report_site_once(REPORT_BAD_UNLOCK, ip))
+		return;
+	char name[256];
+	report_begin(ts, "WARNING: bad unlock balance detected!");
+	if (lock) {
+		describe_lock(lock, lock_name, name, sizeof(name));
+		report_printf("%s is trying to release lock (%s) at:\n", report_task_name(), name);
+	} else {
+		report_printf("%s is trying to release lock (%s) at:\n", report_task_name(), lock_name);
+	}
+	report_symbolized_ip(ip);
+	report_printf("\nbut there are no more locks to release!\n");
+	report_printf("\nother info that might help us debug this:\n");
+	report_held_locks(ts);
+	report_backtrace();
+	report_end(ts, REPORT_BAD_UNLOCK);
+}
+
+static const char *lock_type_name(enum held_kind kind)
+{
+	switch (kind) {
+	case HELD_MUTEX: return "pthread_mutex_t";
+	case HELD_SPIN: return "pthread_spinlock_t";
+	default: return "pthread_rwlock_t";
+	}
+}
+
+void print_recursive_locking(struct thread_state *ts, uintptr_t ip, const void *lock,
+			     enum held_kind kind, int held_index)
+{
+	if (!report_site_once(REPORT_RECURSIVE_LOCKING, ip))
+		return;
+	char name[256];
+	describe_lock(lock, lock_type_name(kind), name, sizeof(name));
+	report_begin(ts, "WARNING: possible recursive locking detected");
+	report_printf("%s is trying to acquire lock:\n", report_task_name());
+	report_printf("%016lx (%s), at: ", (unsigned long)lock, name);
+	report_symbolized_ip(ip);
+	report_printf("\n\nbut task is already holding lock:\n");
+	report_printf("%016lx (%s), at: ", (unsigned long)lock, name);
+	report_symbolized_ip(ts->held[held_index].acquire_ip);
+	report_printf("\n\nother info that might help us debug this:\n");
+	report_printf(" Possible unsafe locking scenario:\n\n");
+	report_printf("       CPU0\n       ----\n");
+	report_printf("  lock(%s);\n  lock(%s);\n\n *** DEADLOCK ***\n\n", name, name);
+	report_printf(" May be due to missing lock nesting notation\n\n");
+	report_held_locks(ts);
+	report_backtrace();
+	report_end(ts, REPORT_RECURSIVE_LOCKING);
+}
+
+void print_held_lock_freed(struct thread_state *ts, uintptr_t ip, const void *lock,
+			   unsigned long size, int held_index)
+{
+	if (!report_site_once(REPORT_HELD_LOCK_FREED, ip))
+		return;
+	report_begin(ts, "BUG: held lock freed!");
+	report_printf("%s is freeing memory %016lx-%016lx, with a lock still held there!\n",
+		      report_task_name(), (unsigned long)lock, (unsigned long)lock + size - 1);
+	report_held_lock(held_index, &ts->held[held_index]);
+	report_held_locks(ts);
+	report_backtrace();
+	report_end(ts, REPORT_HELD_LOCK_FREED);
+}
+
+void check_locks_held_at_thread_end(struct thread_state *ts)
+{
+	if (ts->depth == 0)
+		return;
+	/* Once per innermost acquisition site: a thread pool whose workers all
+	 * leak the same lock is one bug. */
+	if (!report_site_once(REPORT_LOCKS_HELD_AT_EXIT, ts->held[ts->depth - 1].acquire_ip))
+		return;
+	char title[96];
+	snprintf(title, sizeof(title), "BUG: %s still has locks held!", report_task_name());
+	report_begin(ts, title);
+	report_held_locks(ts);
+	report_backtrace();
+	report_end(ts, REPORT_LOCKS_HELD_AT_EXIT);
+}
+
+void check_registered_at_thread_end(struct thread_state *ts)
+{
+	for (int f = 0; f < NR_URCU_FLAVORS; f++) {
+		if (!flavor_needs_registration[f] || ts->registered[f] != URCU_REGISTERED)
+			continue;
+		char msg[256];
+		snprintf(msg, sizeof(msg),
+			 "thread %s ends still registered with liburcu flavor %s (registered here): "
+			 "call rcu_unregister_thread() before the thread ends, or the registry keeps "
+			 "a pointer to its freed memory", report_task_name(), flavor_name[f]);
+		print_suspicious_rcu(ts, registered_ip[f], NULL, 0, msg);
+	}
+}
+
+void print_assertion(struct thread_state *ts, uintptr_t ip, const char *file, int line,
+		     const char *message)
+{
+	if (!report_site_once(REPORT_WARNING, ip))
+		return;
+	char title[512];
+	snprintf(title, sizeof(title), "WARNING: %s at %s:%d", report_task_name(), file, line);
+	report_begin(ts, title);
+	report_printf("%s:%d %s\n", file, line, message);
+	report_printf("\nother info that might help us debug this:\n");
+	report_held_locks(ts);
+	report_backtrace();
+	report_end(ts, REPORT_WARNING);
+}

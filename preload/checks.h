@@ -1,0 +1,52 @@
+/* The checks, each named after the bug it finds, with its report printer
+ * beside it. Wrappers detect a bug with a few TLS loads and call these only
+ * when something is wrong, so everything here is off the fast path. */
+#ifndef LOCKDEP_RCU_CHECKS_H
+#define LOCKDEP_RCU_CHECKS_H
+
+#include <stdint.h>
+#include "thread_state.h"
+
+/* Registration values in thread_state.registered[]. */
+enum { URCU_NEVER_REGISTERED = 0, URCU_REGISTERED = 1, URCU_UNREGISTERED = 2 };
+
+/* Whether a dereference here is legal: in any read-side section, holding
+ * any lock (the article's rule 2), or an online registered QSBR thread. */
+static inline int dereference_is_protected(const struct thread_state *ts)
+{
+	return ts->nr_readers || ts->nr_locks ||
+	       (ts->registered[FLAVOR_qsbr] == URCU_REGISTERED && !ts->qsbr_offline);
+}
+
+/* "WARNING: suspicious RCU usage" with "<site> <message>!" and the held
+ * locks. site_file/site_line come from the header's call sites; NULL means
+ * "symbolize site_ip". Once per (site_ip) unless site_ip is 0. */
+void print_suspicious_rcu(struct thread_state *ts, uintptr_t site_ip, const char *site_file,
+			  int site_line, const char *message);
+
+/* Same, with a line of explanation under "other info". */
+void print_suspicious_rcu_detail(struct thread_state *ts, uintptr_t site_ip, const char *message,
+				 const char *detail);
+
+void check_suspicious_dereference(struct thread_state *ts, uintptr_t ip);
+void check_unregistered_reader(struct thread_state *ts, enum rcu_flavor flavor, uintptr_t ip,
+			       const char *what);
+void print_illegal_sync(struct thread_state *ts, uintptr_t ip, const char *what);
+void print_bad_unlock_balance(struct thread_state *ts, uintptr_t ip, const void *lock,
+			      const char *lock_name);
+void print_recursive_locking(struct thread_state *ts, uintptr_t ip, const void *lock,
+			     enum held_kind kind, int held_index);
+void print_held_lock_freed(struct thread_state *ts, uintptr_t ip, const void *lock,
+			   unsigned long size, int held_index);
+/* A thread ends: reports read-side sections and locks still held. */
+void check_locks_held_at_thread_end(struct thread_state *ts);
+/* A thread ends: reports liburcu flavors it is still registered with. */
+void check_registered_at_thread_end(struct thread_state *ts);
+/* lockdep_assert_held() and friends: the kernel's plain WARNING. */
+void print_assertion(struct thread_state *ts, uintptr_t ip, const char *file, int line,
+		     const char *message);
+
+/* Where each flavor was registered, for the thread-end report. */
+extern __thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("initial-exec")));
+
+#endif

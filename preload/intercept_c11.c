@@ -1,0 +1,94 @@
+/* C11 <threads.h> mutexes and condition variables: glibc implements them on
+ * its internal pthread functions, bypassing our pthread wrappers, so they
+ * are interposed on their own. mtx_t has pthread_mutex_t's layout. */
+#define _GNU_SOURCE
+#include <threads.h>
+#include "lock_tracking.h"
+#include "real_functions.h"
+
+INTERPOSE(mtx_lock);
+INTERPOSE(mtx_trylock);
+INTERPOSE(mtx_timedlock);
+INTERPOSE(mtx_unlock);
+INTERPOSE(mtx_init);
+INTERPOSE(mtx_destroy);
+INTERPOSE(cnd_wait);
+INTERPOSE(cnd_timedwait);
+
+static inline int mtx_relock_would_block(mtx_t *m)
+{
+	return mutex_relock_would_block((const pthread_mutex_t *)(void *)m);
+}
+
+int mtx_lock(mtx_t *m)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(mtx_lock)(m);
+	uintptr_t ip = CALLER_IP();
+	lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m));
+	int ret = REAL(mtx_lock)(m);
+	if (ret == thrd_success)
+		lock_acquired(ts, m, HELD_MUTEX, ip, 0);
+	return ret;
+}
+
+int mtx_trylock(mtx_t *m)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(mtx_trylock)(m);
+	int ret = REAL(mtx_trylock)(m);
+	if (ret == thrd_success)
+		lock_acquired(ts, m, HELD_MUTEX, CALLER_IP(), 1);
+	return ret;
+}
+
+int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(mtx_timedlock)(m, t);
+	uintptr_t ip = CALLER_IP();
+	lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m));
+	int ret = REAL(mtx_timedlock)(m, t);
+	if (ret == thrd_success)
+		lock_acquired(ts, m, HELD_MUTEX, ip, 0);
+	return ret;
+}
+
+int mtx_unlock(mtx_t *m)
+{
+	struct thread_state *ts = thread_state();
+	if (likely(!ts->in_tracer))
+		lock_released(ts, m, KIND_BIT(HELD_MUTEX), CALLER_IP(), "mtx_t");
+	return REAL(mtx_unlock)(m);
+}
+
+int mtx_init(mtx_t *m, int type)
+{
+	return REAL(mtx_init)(m, type);
+}
+
+void mtx_destroy(mtx_t *m)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer)) {
+		REAL(mtx_destroy)(m);
+		return;
+	}
+	int i = lock_before_destroy(ts, m, KIND_BIT(HELD_MUTEX), sizeof(*m), CALLER_IP());
+	REAL(mtx_destroy)(m);
+	lock_after_destroy(ts, i, 0);
+}
+
+/* cnd_wait releases and retakes the mutex like pthread_cond_wait. */
+int cnd_wait(cnd_t *c, mtx_t *m)
+{
+	MUTEX_WAIT(REAL(cnd_wait)(c, m));
+}
+
+int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m, const struct timespec *restrict t)
+{
+	MUTEX_WAIT(REAL(cnd_timedwait)(c, m, t));
+}

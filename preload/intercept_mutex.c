@@ -1,0 +1,144 @@
+/* Interposed pthread mutexes and spinlocks. Each wrapper returns what the
+ * real call returned and leaves errno as it left it; only a successful
+ * call changes the held-lock state. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <time.h>
+#include "lock_tracking.h"
+#include "real_functions.h"
+
+INTERPOSE(pthread_mutex_lock);
+INTERPOSE(pthread_mutex_trylock);
+INTERPOSE(pthread_mutex_timedlock);
+INTERPOSE(pthread_mutex_clocklock);
+INTERPOSE(pthread_mutex_unlock);
+INTERPOSE(pthread_mutex_init);
+INTERPOSE(pthread_mutex_destroy);
+INTERPOSE(pthread_spin_lock);
+INTERPOSE(pthread_spin_trylock);
+INTERPOSE(pthread_spin_unlock);
+INTERPOSE(pthread_spin_init);
+INTERPOSE(pthread_spin_destroy);
+
+int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_mutex_lock)(m);
+	uintptr_t ip = CALLER_IP();
+	lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
+	int ret = REAL(pthread_mutex_lock)(m);
+	if (likely(ret == 0))
+		lock_acquired(ts, m, HELD_MUTEX, ip, 0);
+	return ret;
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_mutex_trylock)(m);
+	int ret = REAL(pthread_mutex_trylock)(m);
+	if (ret == 0)
+		lock_acquired(ts, m, HELD_MUTEX, CALLER_IP(), 1);
+	return ret;
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_mutex_timedlock)(m, abstime);
+	uintptr_t ip = CALLER_IP();
+	lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
+	int ret = REAL(pthread_mutex_timedlock)(m, abstime);
+	if (ret == 0)
+		lock_acquired(ts, m, HELD_MUTEX, ip, 0);
+	return ret;
+}
+
+int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clock,
+			    const struct timespec *restrict abstime)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_mutex_clocklock)(m, clock, abstime);
+	uintptr_t ip = CALLER_IP();
+	lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
+	int ret = REAL(pthread_mutex_clocklock)(m, clock, abstime);
+	if (ret == 0)
+		lock_acquired(ts, m, HELD_MUTEX, ip, 0);
+	return ret;
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	struct thread_state *ts = thread_state();
+	if (likely(!ts->in_tracer))
+		lock_released(ts, m, KIND_BIT(HELD_MUTEX), CALLER_IP(), "pthread_mutex_t");
+	return REAL(pthread_mutex_unlock)(m);
+}
+
+int pthread_mutex_init(pthread_mutex_t *restrict m, const pthread_mutexattr_t *restrict attr)
+{
+	return REAL(pthread_mutex_init)(m, attr);
+}
+
+int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_mutex_destroy)(m);
+	int i = lock_before_destroy(ts, m, KIND_BIT(HELD_MUTEX), sizeof(*m), CALLER_IP());
+	int ret = REAL(pthread_mutex_destroy)(m);
+	lock_after_destroy(ts, i, ret);
+	return ret;
+}
+
+int pthread_spin_lock(pthread_spinlock_t *s)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_spin_lock)(s);
+	uintptr_t ip = CALLER_IP();
+	lock_before_blocking(ts, (const void *)s, HELD_SPIN, ip, 1);
+	int ret = REAL(pthread_spin_lock)(s);
+	if (likely(ret == 0))
+		lock_acquired(ts, (const void *)s, HELD_SPIN, ip, 0);
+	return ret;
+}
+
+int pthread_spin_trylock(pthread_spinlock_t *s)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_spin_trylock)(s);
+	int ret = REAL(pthread_spin_trylock)(s);
+	if (ret == 0)
+		lock_acquired(ts, (const void *)s, HELD_SPIN, CALLER_IP(), 1);
+	return ret;
+}
+
+int pthread_spin_unlock(pthread_spinlock_t *s)
+{
+	struct thread_state *ts = thread_state();
+	if (likely(!ts->in_tracer))
+		lock_released(ts, (const void *)s, KIND_BIT(HELD_SPIN), CALLER_IP(), "pthread_spinlock_t");
+	return REAL(pthread_spin_unlock)(s);
+}
+
+int pthread_spin_init(pthread_spinlock_t *s, int pshared)
+{
+	return REAL(pthread_spin_init)(s, pshared);
+}
+
+int pthread_spin_destroy(pthread_spinlock_t *s)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_spin_destroy)(s);
+	int i = lock_before_destroy(ts, (const void *)s, KIND_BIT(HELD_SPIN), sizeof(*s), CALLER_IP());
+	int ret = REAL(pthread_spin_destroy)(s);
+	lock_after_destroy(ts, i, ret);
+	return ret;
+}

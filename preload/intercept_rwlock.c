@@ -1,0 +1,116 @@
+/* Interposed pthread rwlocks. A read and a write hold are different kinds
+ * of entry, so relocking rules and the later lock-order rules can tell a
+ * recursive read (harmless) from a read behind a write (deadlock). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <time.h>
+#include "lock_tracking.h"
+#include "real_functions.h"
+
+INTERPOSE(pthread_rwlock_rdlock);
+INTERPOSE(pthread_rwlock_tryrdlock);
+INTERPOSE(pthread_rwlock_timedrdlock);
+INTERPOSE(pthread_rwlock_clockrdlock);
+INTERPOSE(pthread_rwlock_wrlock);
+INTERPOSE(pthread_rwlock_trywrlock);
+INTERPOSE(pthread_rwlock_timedwrlock);
+INTERPOSE(pthread_rwlock_clockwrlock);
+INTERPOSE(pthread_rwlock_unlock);
+INTERPOSE(pthread_rwlock_init);
+INTERPOSE(pthread_rwlock_destroy);
+
+/* A second read hold blocks behind a waiting writer only when the rwlock
+ * prefers writers (glibc keeps the kind in __flags). */
+static inline int read_relock_blocks(const pthread_rwlock_t *rw)
+{
+	return rw->__data.__flags == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+}
+
+/* One body for the four blocking variants of each side. */
+#define RWLOCK_BLOCKING(kind, relock_blocks, call)                               \
+	struct thread_state *ts = thread_state();                                \
+	if (unlikely(ts->in_tracer))                                             \
+		return call;                                                     \
+	uintptr_t ip = CALLER_IP();                                              \
+	lock_before_blocking(ts, rw, kind, ip, relock_blocks);                   \
+	int ret = call;                                                          \
+	if (likely(ret == 0))                                                    \
+		lock_acquired(ts, rw, kind, ip, 0);                              \
+	return ret
+
+#define RWLOCK_TRY(kind, call)                                                   \
+	struct thread_state *ts = thread_state();                                \
+	if (unlikely(ts->in_tracer))                                             \
+		return call;                                                     \
+	int ret = call;                                                          \
+	if (ret == 0)                                                            \
+		lock_acquired(ts, rw, kind, CALLER_IP(), 1);                     \
+	return ret
+
+int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
+{
+	RWLOCK_BLOCKING(HELD_RWLOCK_READ, read_relock_blocks(rw), REAL(pthread_rwlock_rdlock)(rw));
+}
+
+int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict rw, const struct timespec *restrict t)
+{
+	RWLOCK_BLOCKING(HELD_RWLOCK_READ, read_relock_blocks(rw), REAL(pthread_rwlock_timedrdlock)(rw, t));
+}
+
+int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict rw, clockid_t clock,
+			       const struct timespec *restrict t)
+{
+	RWLOCK_BLOCKING(HELD_RWLOCK_READ, read_relock_blocks(rw),
+			REAL(pthread_rwlock_clockrdlock)(rw, clock, t));
+}
+
+int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
+{
+	RWLOCK_TRY(HELD_RWLOCK_READ, REAL(pthread_rwlock_tryrdlock)(rw));
+}
+
+int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
+{
+	RWLOCK_BLOCKING(HELD_RWLOCK_WRITE, 1, REAL(pthread_rwlock_wrlock)(rw));
+}
+
+int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict rw, const struct timespec *restrict t)
+{
+	RWLOCK_BLOCKING(HELD_RWLOCK_WRITE, 1, REAL(pthread_rwlock_timedwrlock)(rw, t));
+}
+
+int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict rw, clockid_t clock,
+			       const struct timespec *restrict t)
+{
+	RWLOCK_BLOCKING(HELD_RWLOCK_WRITE, 1, REAL(pthread_rwlock_clockwrlock)(rw, clock, t));
+}
+
+int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
+{
+	RWLOCK_TRY(HELD_RWLOCK_WRITE, REAL(pthread_rwlock_trywrlock)(rw));
+}
+
+int pthread_rwlock_unlock(pthread_rwlock_t *rw)
+{
+	struct thread_state *ts = thread_state();
+	if (likely(!ts->in_tracer))
+		lock_released(ts, rw, KIND_BIT(HELD_RWLOCK_READ) | KIND_BIT(HELD_RWLOCK_WRITE),
+			      CALLER_IP(), "pthread_rwlock_t");
+	return REAL(pthread_rwlock_unlock)(rw);
+}
+
+int pthread_rwlock_init(pthread_rwlock_t *restrict rw, const pthread_rwlockattr_t *restrict attr)
+{
+	return REAL(pthread_rwlock_init)(rw, attr);
+}
+
+int pthread_rwlock_destroy(pthread_rwlock_t *rw)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_rwlock_destroy)(rw);
+	int i = lock_before_destroy(ts, rw, KIND_BIT(HELD_RWLOCK_READ) | KIND_BIT(HELD_RWLOCK_WRITE), sizeof(*rw), CALLER_IP());
+	int ret = REAL(pthread_rwlock_destroy)(rw);
+	lock_after_destroy(ts, i, ret);
+	return ret;
+}

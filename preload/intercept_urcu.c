@@ -1,0 +1,250 @@
+/* Interposed liburcu entry points, for all five flavor libraries. One
+ * generic implementation per operation; the X-macro table in flavors.h
+ * stamps out the exported urcu_<flavor>_* symbols that call it.
+ * liburcu is never linked: the real functions are looked up on first use,
+ * so a program using one flavor, or none, or dlopening liburcu late, works. */
+#define _GNU_SOURCE
+#include "rcu_tracking.h"
+#include "real_functions.h"
+
+/* ---- generic operations ----------------------------------------------- */
+
+/* The library's own calls (QSBR synchronize_rcu -> thread_offline, ...)
+ * and the header's proxied calls are not the program's. */
+static inline int urcu_call_is_ours(const struct thread_state *ts)
+{
+	return !(ts->in_tracer | ts->in_urcu | ts->in_proxy);
+}
+
+static inline int reader_is_registered(const struct thread_state *ts, enum rcu_flavor f)
+{
+	if (!flavor_needs_registration[f])
+		return 1;
+	if (ts->registered[f] != URCU_REGISTERED)
+		return 0;
+	return f != FLAVOR_qsbr || !ts->qsbr_offline;
+}
+
+static inline void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(!urcu_call_is_ours(ts))) {
+		real();
+		return;
+	}
+	if (unlikely(!reader_is_registered(ts, f)))
+		check_unregistered_reader(ts, f, ip, "rcu_read_lock()");
+	real();
+	rcu_read_acquired(ts, f, f, NULL, ip);
+}
+
+static inline void urcu_read_unlock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	if (likely(urcu_call_is_ours(ts)))
+		rcu_read_released(ts, f, NULL, ip);
+	real();
+}
+
+/* synchronize_rcu() and rcu_barrier() wait for every reader of the flavor,
+ * the caller's own too: inside a read-side section of the flavor (or of a
+ * header flavor built on it) they never return. Said before the call. */
+static inline void urcu_wait_for_readers(enum rcu_flavor f, void (*real)(void), uintptr_t ip,
+					 const char *what)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(!urcu_call_is_ours(ts))) {
+		real();
+		return;
+	}
+	if (unlikely(ts->nr_readers) && held_reader_on(ts, f))
+		print_illegal_sync(ts, ip, what);
+	ts->in_urcu++;
+	real();
+	ts->in_urcu--;
+}
+
+static void urcu_register_thread(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	real();
+	if (ts->in_tracer)
+		return;
+	ts->registered[f] = URCU_REGISTERED;
+	registered_ip[f] = ip;
+	if (f == FLAVOR_qsbr)
+		ts->qsbr_offline = 0;   /* registration puts a QSBR thread online */
+}
+
+static void urcu_unregister_thread(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	if (urcu_call_is_ours(ts) && ts->nr_readers && held_reader_on(ts, f))
+		print_suspicious_rcu(ts, ip, NULL, 0,
+				     "rcu_unregister_thread() in RCU read-side critical section");
+	real();
+	if (!ts->in_tracer && !ts->in_urcu && ts->registered[f] == URCU_REGISTERED)
+		ts->registered[f] = URCU_UNREGISTERED;
+}
+
+/* QSBR: announcing a quiescent state, or going offline, inside a read-side
+ * section lets a grace period end under the reader's feet. */
+static inline void qsbr_quiescent(void (*real)(void), uintptr_t ip, const char *what, int offline)
+{
+	struct thread_state *ts = thread_state();
+	if (likely(urcu_call_is_ours(ts))) {
+		if (unlikely(ts->nr_readers) && held_reader_on(ts, FLAVOR_qsbr)) {
+			char msg[96];
+			__builtin_snprintf(msg, sizeof(msg), "%s in RCU read-side critical section", what);
+			print_suspicious_rcu(ts, ip, NULL, 0, msg);
+		}
+		if (offline)
+			ts->qsbr_offline = 1;
+	}
+	real();
+}
+
+/* ---- the exported symbols, per flavor ----------------------------------- */
+
+#define URCU_PROTOTYPES(fl, reg)                  \
+	void urcu_##fl##_read_lock(void);          \
+	void urcu_##fl##_read_unlock(void);        \
+	int urcu_##fl##_read_ongoing(void);        \
+	void urcu_##fl##_register_thread(void);    \
+	void urcu_##fl##_unregister_thread(void);  \
+	void urcu_##fl##_synchronize_rcu(void);    \
+	void urcu_##fl##_barrier(void);
+URCU_FLAVORS(URCU_PROTOTYPES)
+
+#define URCU_REAL_FUNCTIONS(fl, reg)              \
+	INTERPOSE(urcu_##fl##_read_lock);          \
+	INTERPOSE(urcu_##fl##_read_unlock);        \
+	INTERPOSE(urcu_##fl##_read_ongoing);       \
+	INTERPOSE(urcu_##fl##_register_thread);    \
+	INTERPOSE(urcu_##fl##_unregister_thread);  \
+	INTERPOSE(urcu_##fl##_synchronize_rcu);    \
+	INTERPOSE(urcu_##fl##_barrier);
+URCU_FLAVORS(URCU_REAL_FUNCTIONS)
+
+#define URCU_WRAPPERS(fl, reg)                                                   \
+	void urcu_##fl##_read_lock(void)                                         \
+	{                                                                        \
+		urcu_read_lock(FLAVOR_##fl, REAL(urcu_##fl##_read_lock), CALLER_IP()); \
+	}                                                                        \
+	void urcu_##fl##_read_unlock(void)                                       \
+	{                                                                        \
+		urcu_read_unlock(FLAVOR_##fl, REAL(urcu_##fl##_read_unlock), CALLER_IP()); \
+	}                                                                        \
+	int urcu_##fl##_read_ongoing(void)                                       \
+	{                                                                        \
+		return REAL(urcu_##fl##_read_ongoing)();                         \
+	}                                                                        \
+	void urcu_##fl##_register_thread(void)                                   \
+	{                                                                        \
+		if (reg)                                                         \
+			urcu_register_thread(FLAVOR_##fl, REAL(urcu_##fl##_register_thread), CALLER_IP()); \
+		else                                                             \
+			REAL(urcu_##fl##_register_thread)();                     \
+	}                                                                        \
+	void urcu_##fl##_unregister_thread(void)                                 \
+	{                                                                        \
+		if (reg)                                                         \
+			urcu_unregister_thread(FLAVOR_##fl, REAL(urcu_##fl##_unregister_thread), CALLER_IP()); \
+		else                                                             \
+			REAL(urcu_##fl##_unregister_thread)();                   \
+	}                                                                        \
+	void urcu_##fl##_synchronize_rcu(void)                                   \
+	{                                                                        \
+		urcu_wait_for_readers(FLAVOR_##fl, REAL(urcu_##fl##_synchronize_rcu), \
+				      CALLER_IP(), "synchronize_rcu()");         \
+	}                                                                        \
+	void urcu_##fl##_barrier(void)                                           \
+	{                                                                        \
+		urcu_wait_for_readers(FLAVOR_##fl, REAL(urcu_##fl##_barrier),    \
+				      CALLER_IP(), "rcu_barrier()");             \
+	}
+URCU_FLAVORS(URCU_WRAPPERS)
+
+/* ---- QSBR's quiescent-state announcements ------------------------------- */
+
+void urcu_qsbr_quiescent_state(void);
+void urcu_qsbr_thread_offline(void);
+void urcu_qsbr_thread_online(void);
+INTERPOSE(urcu_qsbr_quiescent_state);
+INTERPOSE(urcu_qsbr_thread_offline);
+INTERPOSE(urcu_qsbr_thread_online);
+
+void urcu_qsbr_quiescent_state(void)
+{
+	qsbr_quiescent(REAL(urcu_qsbr_quiescent_state), CALLER_IP(), "rcu_quiescent_state()", 0);
+}
+
+void urcu_qsbr_thread_offline(void)
+{
+	qsbr_quiescent(REAL(urcu_qsbr_thread_offline), CALLER_IP(), "rcu_thread_offline()", 1);
+}
+
+void urcu_qsbr_thread_online(void)
+{
+	struct thread_state *ts = thread_state();
+	REAL(urcu_qsbr_thread_online)();
+	if (urcu_call_is_ours(ts))
+		ts->qsbr_offline = 0;
+}
+
+/* ---- pointer publication and dereference -------------------------------- */
+
+void *rcu_dereference_sym(void *p);
+void *urcu_bp_dereference_sym(void *p);
+void *rcu_set_pointer_sym(void **p, void *v);
+void *urcu_bp_set_pointer_sym(void **p, void *v);
+void *rcu_xchg_pointer_sym(void **p, void *v);
+void *urcu_bp_xchg_pointer_sym(void **p, void *v);
+void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new);
+void *urcu_bp_cmpxchg_pointer_sym(void **p, void *old, void *_new);
+INTERPOSE(rcu_dereference_sym);
+INTERPOSE(urcu_bp_dereference_sym);
+INTERPOSE(rcu_set_pointer_sym);
+INTERPOSE(urcu_bp_set_pointer_sym);
+INTERPOSE(rcu_xchg_pointer_sym);
+INTERPOSE(urcu_bp_xchg_pointer_sym);
+INTERPOSE(rcu_cmpxchg_pointer_sym);
+INTERPOSE(urcu_bp_cmpxchg_pointer_sym);
+
+/* An uninstrumented rcu_dereference(): legal in any read-side section, under
+ * any lock (rule 2: we cannot know which lock is the update-side one), or
+ * in an online registered QSBR thread. Checked sites use the header instead. */
+static inline void check_dereference(uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	if (unlikely(!dereference_is_protected(ts)) && !ts->in_tracer && !ts->in_urcu)
+		check_suspicious_dereference(ts, ip);
+}
+
+void *rcu_dereference_sym(void *p)
+{
+	check_dereference(CALLER_IP());
+	return REAL(rcu_dereference_sym)(p);
+}
+
+void *urcu_bp_dereference_sym(void *p)
+{
+	check_dereference(CALLER_IP());
+	return REAL(urcu_bp_dereference_sym)(p);
+}
+
+/* Publication stays unchecked, as in the article (it is done under the
+ * update-side lock, which lockdep already covers); interposed so that every
+ * exported pointer primitive is accounted for. */
+void *rcu_set_pointer_sym(void **p, void *v) { return REAL(rcu_set_pointer_sym)(p, v); }
+void *urcu_bp_set_pointer_sym(void **p, void *v) { return REAL(urcu_bp_set_pointer_sym)(p, v); }
+void *rcu_xchg_pointer_sym(void **p, void *v) { return REAL(rcu_xchg_pointer_sym)(p, v); }
+void *urcu_bp_xchg_pointer_sym(void **p, void *v) { return REAL(urcu_bp_xchg_pointer_sym)(p, v); }
+void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new)
+{
+	return REAL(rcu_cmpxchg_pointer_sym)(p, old, _new);
+}
+void *urcu_bp_cmpxchg_pointer_sym(void **p, void *old, void *_new)
+{
+	return REAL(urcu_bp_cmpxchg_pointer_sym)(p, old, _new);
+}

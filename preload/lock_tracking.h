@@ -1,0 +1,137 @@
+/* What every lock wrapper does around the real call, shared by pthread
+ * mutexes, rwlocks, spinlocks and C11 mutexes. Inline: this is the fast
+ * path, a few loads and stores to this thread's TLS and nothing else. */
+#ifndef LOCKDEP_RCU_LOCK_TRACKING_H
+#define LOCKDEP_RCU_LOCK_TRACKING_H
+
+#include <pthread.h>
+#include "thread_state.h"
+#include "checks.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define CALLER_IP() ((uintptr_t)__builtin_return_address(0))
+
+/* glibc keeps the mutex type in __kind; the low bits are the POSIX type
+ * (stable ABI: the initializers in <bits/struct_mutex.h> depend on it). */
+static inline int mutex_relock_would_block(const pthread_mutex_t *m)
+{
+	int type = m->__data.__kind & 3;
+	return type != PTHREAD_MUTEX_RECURSIVE && type != PTHREAD_MUTEX_ERRORCHECK;
+}
+
+/* Before a blocking acquisition: if this thread already holds the same
+ * lock in a way that makes the call block forever, say so now, because the
+ * call will never return to let us say it later. */
+static inline void lock_before_blocking(struct thread_state *ts, const void *lock,
+					enum held_kind kind, uintptr_t ip, int relock_blocks)
+{
+	if (likely(ts->nr_locks == 0))
+		return;
+	unsigned mask;
+	switch (kind) {
+	case HELD_RWLOCK_WRITE:   /* write behind our own read blocks; write
+				     behind our own write is EDEADLK */
+		mask = KIND_BIT(HELD_RWLOCK_READ);
+		break;
+	case HELD_RWLOCK_READ:    /* read behind read blocks only on a writer-
+				     preferring rwlock; read behind write is EDEADLK */
+		mask = relock_blocks ? KIND_BIT(HELD_RWLOCK_READ) : 0;
+		break;
+	default:
+		mask = relock_blocks ? KIND_BIT(kind) : 0;
+		break;
+	}
+	if (!mask)
+		return;
+	int i = held_lock_find(ts, lock, mask);
+	if (unlikely(i >= 0))
+		print_recursive_locking(ts, ip, lock, kind, i);
+}
+
+static inline void lock_acquired(struct thread_state *ts, const void *lock, enum held_kind kind,
+				 uintptr_t ip, int trylock)
+{
+	held_lock_push(ts, lock, kind, ip, trylock);
+}
+
+/* Release: the innermost entry for the lock goes; a lock we never saw
+ * taken is the kernel's bad unlock balance. */
+static inline void lock_released(struct thread_state *ts, const void *lock, unsigned kind_mask,
+				 uintptr_t ip, const char *type_name)
+{
+	int i = held_lock_find(ts, lock, kind_mask);
+	if (likely(i >= 0))
+		held_lock_remove(ts, i);
+	else if (ts->untracked)
+		ts->untracked--;     /* taken past MAX_LOCK_DEPTH */
+	else
+		print_bad_unlock_balance(ts, ip, lock, type_name);
+}
+
+/* Destroying a lock this thread holds is reported before the real call.
+ * Returns the held[] index to forget if the destroy succeeds (glibc refuses
+ * some with EBUSY, and then the lock stays held), or -1. */
+static inline int lock_before_destroy(struct thread_state *ts, const void *lock, unsigned kind_mask,
+				      unsigned long size, uintptr_t ip)
+{
+	if (likely(ts->nr_locks == 0))
+		return -1;
+	int i = held_lock_find(ts, lock, kind_mask);
+	if (unlikely(i >= 0))
+		print_held_lock_freed(ts, ip, lock, size, i);
+	return i;
+}
+
+/* The destroy succeeded: forget the lock, so the one bug does not come back
+ * as "still has locks held" at thread end. */
+static inline void lock_after_destroy(struct thread_state *ts, int held_index, int ret)
+{
+	if (unlikely(held_index >= 0) && ret == 0)
+		held_lock_remove(ts, held_index);
+}
+
+/* Condition waits release the mutex inside the C library and take it again
+ * before returning, where no wrapper sees it. The entry is set aside for the
+ * wait and put back by mutex_wait_end(), which is also the cancellation
+ * cleanup handler: cancellation unwinds with the mutex held again. */
+struct mutex_wait_frame {
+	struct thread_state *ts;
+	struct held_lock entry;
+	int was_held;
+};
+
+static inline void mutex_wait_begin(struct mutex_wait_frame *f, struct thread_state *ts,
+				    const void *mutex)
+{
+	f->ts = ts;
+	int i = held_lock_find(ts, mutex, KIND_BIT(HELD_MUTEX));
+	f->was_held = i >= 0;
+	if (f->was_held) {
+		f->entry = ts->held[i];
+		held_lock_remove(ts, i);
+	}
+}
+
+/* Whatever the real wait returned, the mutex is held again. */
+static inline void mutex_wait_end(void *arg)
+{
+	struct mutex_wait_frame *f = arg;
+	if (f->was_held)
+		lock_acquired(f->ts, f->entry.lock, HELD_MUTEX, f->entry.acquire_ip, f->entry.trylock);
+}
+
+/* The body of every condition-wait wrapper; `m` is the mutex argument. */
+#define MUTEX_WAIT(call)                                                         \
+	struct thread_state *ts = thread_state();                                \
+	if (unlikely(ts->in_tracer))                                             \
+		return call;                                                     \
+	struct mutex_wait_frame frame;                                           \
+	mutex_wait_begin(&frame, ts, m);                                         \
+	int ret;                                                                 \
+	pthread_cleanup_push(mutex_wait_end, &frame);                            \
+	ret = call;                                                              \
+	pthread_cleanup_pop(1);                                                  \
+	return ret
+
+#endif

@@ -1,0 +1,35 @@
+/* Tracer options from LOCKDEP_RCU_OPTIONS: key=value pairs split by ':'
+ * (the sanitizers' convention). One table drives parsing, validation and
+ * the help=1 listing, so the documentation cannot drift from the code. */
+#ifndef LOCKDEP_RCU_OPTIONS_H
+#define LOCKDEP_RCU_OPTIONS_H
+
+#define LOG_PATH_MAX 512
+
+/* X(name, type, default, description); type is INT or STR. */
+#define TRACER_OPTIONS(X)                                                              \
+	X(log_path, STR, "", "write reports to this file instead of stderr; %p becomes the pid") \
+	X(exitcode, INT, 66, "exit status of a process that printed a report; 0 keeps the program's own") \
+	X(halt_on_error, INT, 0, "exit with exitcode right after the first report")    \
+	X(max_frames, INT, 32, "frames in each stack backtrace (1-128)")              \
+	X(print_summary, INT, 1, "print one summary line at exit when anything was reported") \
+	X(symbolize, INT, 1, "name functions and file:line in backtraces (libdw)")      \
+	X(help, INT, 0, "print the options and their values at startup")
+
+struct tracer_options {
+#define OPTION_FIELD_INT(name) int name;
+#define OPTION_FIELD_STR(name) char name[LOG_PATH_MAX];
+#define OPTION_FIELD(name, type, def, desc) OPTION_FIELD_##type(name)
+	TRACER_OPTIONS(OPTION_FIELD)
+#undef OPTION_FIELD
+#undef OPTION_FIELD_INT
+#undef OPTION_FIELD_STR
+};
+
+extern struct tracer_options tracer_options;
+
+/* Parses LOCKDEP_RCU_OPTIONS once; cheap and idempotent, safe before
+ * constructors. Bad options get one error line each and keep defaults. */
+void options_init(void);
+
+#endif

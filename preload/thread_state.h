@@ -1,0 +1,87 @@
+/* Per-thread state of the tracer: the locks this thread holds, innermost last,
+ * and its RCU read-side nesting and registration per flavor.
+ * It lives in initial-exec TLS, so it exists from the thread's first
+ * instruction (before any constructor ran) and costs one %fs-relative access. */
+#ifndef LOCKDEP_RCU_THREAD_STATE_H
+#define LOCKDEP_RCU_THREAD_STATE_H
+
+#include <stdint.h>
+#include "flavors.h"
+
+/* Deep enough for real programs (the kernel uses 48); bounded so the state
+ * stays near 1 KiB of static TLS, which comes out of every thread's stack. */
+#define MAX_LOCK_DEPTH 36
+
+enum held_kind {
+	HELD_MUTEX,
+	HELD_RWLOCK_READ,
+	HELD_RWLOCK_WRITE,
+	HELD_SPIN,
+	HELD_RCU_READ,  /* a read-side critical section of ->flavor */
+};
+
+struct held_lock {
+	const void *lock;       /* lock address; SRCU: the srcu_struct; RCU: NULL */
+	uintptr_t acquire_ip;   /* return address of the acquiring call */
+	uint8_t kind;           /* enum held_kind */
+	uint8_t flavor;         /* HELD_RCU_READ: enum rcu_flavor */
+	uint8_t underlying;     /* HELD_RCU_READ: the liburcu flavor that really protects */
+	uint8_t trylock;        /* taken by a trylock: it never blocked */
+};
+
+struct thread_state {
+	/* Non-zero while the tracer itself runs (reporting, unwinding,
+	 * symbolizing): every wrapper then goes straight to the real call.
+	 * volatile: glibc declares dlsym/dladdr leaf functions and GCC drops
+	 * plain stores around them. */
+	volatile int in_tracer;
+	/* Non-zero inside a liburcu entry point the program called: the
+	 * library's own PLT calls (QSBR synchronize_rcu -> thread_offline, ...)
+	 * are not the program's and are not checked. */
+	int in_urcu;
+	/* Non-zero while the header builds a bh/sched/SRCU read side out of the
+	 * program's liburcu flavor: that liburcu call is accounted by the header. */
+	int in_proxy;
+	int thread_ended;       /* the thread-end checks already ran */
+	unsigned depth;         /* entries used in held[] */
+	unsigned untracked;     /* acquisitions dropped because held[] was full */
+	unsigned nr_locks;      /* entries that are locks, not read-side sections */
+	unsigned nr_readers;    /* entries that are read-side sections */
+	uint16_t nesting[NR_FLAVORS];
+	uint8_t registered[NR_URCU_FLAVORS];
+	uint8_t qsbr_offline;   /* registered with QSBR but offline */
+	struct held_lock held[MAX_LOCK_DEPTH];
+};
+
+extern __thread struct thread_state tracer_thread
+	__attribute__((tls_model("initial-exec")));
+
+static inline struct thread_state *thread_state(void)
+{
+	return &tracer_thread;
+}
+
+/* Records an acquisition. Returns 0 when held[] is full (the lock is then
+ * counted in ->untracked and a one-time limit message is printed). */
+int held_lock_push(struct thread_state *ts, const void *lock, enum held_kind kind,
+		   uintptr_t ip, int trylock);
+/* Index of the innermost entry for lock with one of the kinds in kind_mask
+ * (bit per enum held_kind), or -1. */
+int held_lock_find(const struct thread_state *ts, const void *lock, unsigned kind_mask);
+/* Index of the innermost read-side section of flavor (and SRCU domain), or -1. */
+int held_reader_find(const struct thread_state *ts, enum rcu_flavor flavor, const void *domain);
+/* Removes entry i, keeping the order of the others. */
+void held_lock_remove(struct thread_state *ts, int i);
+/* Whether the thread is in a read-side section whose protection comes from
+ * liburcu flavor `underlying` (any header flavor built on it counts). */
+int held_reader_on(const struct thread_state *ts, enum rcu_flavor underlying);
+
+#define KIND_BIT(k) (1u << (k))
+#define KIND_ANY_LOCK (KIND_BIT(HELD_MUTEX) | KIND_BIT(HELD_RWLOCK_READ) | \
+		       KIND_BIT(HELD_RWLOCK_WRITE) | KIND_BIT(HELD_SPIN))
+
+/* Entering and leaving the tracer's own code; the guard nests. */
+static inline void tracer_enter(struct thread_state *ts) { ts->in_tracer++; __asm__ volatile("" ::: "memory"); }
+static inline void tracer_leave(struct thread_state *ts) { __asm__ volatile("" ::: "memory"); ts->in_tracer--; }
+
+#endif

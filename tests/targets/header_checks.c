@@ -1,0 +1,266 @@
+/* The checking API of include/lockdep-rcu.h, site by site. Each scenario
+ * prints "site <line>" for the check it makes, so the test can match the
+ * file:line of the report without hard-coding line numbers. */
+#include "target.h"
+#include <lockdep-rcu.h>
+
+struct fdtable {
+	int max_fds;
+};
+
+struct files_struct {
+	int count;
+	pthread_mutex_t file_lock;
+	struct fdtable *fdt;
+};
+
+static struct fdtable the_table = { 64 };
+static struct files_struct files = { 1, PTHREAD_MUTEX_INITIALIZER, &the_table };
+static struct fdtable *gp = &the_table;
+static pthread_mutex_t mylock = PTHREAD_MUTEX_INITIALIZER;
+static DEFINE_SRCU(domain_a);
+static DEFINE_SRCU(domain_b);
+
+/* The article's files_fdtable(). */
+#define files_fdtable(files)                                                   \
+	(rcu_dereference_check((files)->fdt,                                   \
+			       rcu_read_lock_held() ||                         \
+			       lockdep_is_held(&(files)->file_lock) ||         \
+			       (files)->count == 1))
+
+#define SITE(stmt) do { printf("site %d\n", __LINE__); stmt; } while (0)
+
+static volatile int sink;
+
+/* count == 1: inaccessible to readers, outside any lock or reader: legal. */
+SCENARIO fdtable_single_owner(void)
+{
+	files.count = 1;
+	SITE(sink = files_fdtable(&files)->max_fds);
+}
+
+SCENARIO fdtable_shared_unprotected(void)
+{
+	files.count = 2;
+	SITE(sink = files_fdtable(&files)->max_fds);
+}
+
+SCENARIO fdtable_shared_under_lock(void)
+{
+	files.count = 2;
+	pthread_mutex_lock(&files.file_lock);
+	SITE(sink = files_fdtable(&files)->max_fds);
+	pthread_mutex_unlock(&files.file_lock);
+}
+
+SCENARIO fdtable_shared_in_reader(void)
+{
+	files.count = 2;
+	rcu_read_lock();
+	SITE(sink = files_fdtable(&files)->max_fds);
+	rcu_read_unlock();
+}
+
+SCENARIO deref_outside_reader(void)
+{
+	SITE(sink = rcu_dereference(gp)->max_fds);
+}
+
+SCENARIO deref_in_reader(void)
+{
+	rcu_read_lock();
+	SITE(sink = rcu_dereference(gp)->max_fds);
+	rcu_read_unlock();
+}
+
+/* rcu_dereference() checks only vanilla RCU: an RCU-bh reader is not one. */
+SCENARIO deref_in_bh_reader(void)
+{
+	rcu_read_lock_bh();
+	SITE(sink = rcu_dereference(gp)->max_fds);
+	rcu_read_unlock_bh();
+}
+
+SCENARIO deref_bh_in_bh_reader(void)
+{
+	rcu_read_lock_bh();
+	SITE(sink = rcu_dereference_bh(gp)->max_fds);
+	rcu_read_unlock_bh();
+}
+
+SCENARIO deref_bh_in_vanilla_reader(void)
+{
+	rcu_read_lock();
+	SITE(sink = rcu_dereference_bh(gp)->max_fds);
+	rcu_read_unlock();
+}
+
+SCENARIO deref_sched_in_sched_reader(void)
+{
+	rcu_read_lock_sched();
+	SITE(sink = rcu_dereference_sched(gp)->max_fds);
+	rcu_read_unlock_sched();
+}
+
+SCENARIO deref_sched_outside(void)
+{
+	SITE(sink = rcu_dereference_sched(gp)->max_fds);
+}
+
+SCENARIO srcu_same_domain(void)
+{
+	int idx = srcu_read_lock(&domain_a);
+	SITE(sink = srcu_dereference(gp, &domain_a)->max_fds);
+	srcu_read_unlock(&domain_a, idx);
+}
+
+SCENARIO srcu_other_domain(void)
+{
+	int idx = srcu_read_lock(&domain_b);
+	SITE(sink = srcu_dereference(gp, &domain_a)->max_fds);
+	srcu_read_unlock(&domain_b, idx);
+}
+
+/* Quick Quiz 2: RCU-bh, SRCU domain a, or mylock. */
+#define quiz2_deref() rcu_dereference_check(gp, rcu_read_lock_bh_held() ||            \
+						 srcu_read_lock_held(&domain_a) ||        \
+						 lockdep_is_held(&mylock))
+
+SCENARIO quiz2_each_protection(void)
+{
+	rcu_read_lock_bh();
+	SITE(sink = quiz2_deref()->max_fds);
+	rcu_read_unlock_bh();
+	int idx = srcu_read_lock(&domain_a);
+	SITE(sink = quiz2_deref()->max_fds);
+	srcu_read_unlock(&domain_a, idx);
+	pthread_mutex_lock(&mylock);
+	SITE(sink = quiz2_deref()->max_fds);
+	pthread_mutex_unlock(&mylock);
+}
+
+SCENARIO quiz2_unprotected(void)
+{
+	rcu_read_lock();   /* vanilla RCU is not among the three */
+	SITE(sink = quiz2_deref()->max_fds);
+	rcu_read_unlock();
+}
+
+SCENARIO raw_outside(void)
+{
+	SITE(sink = rcu_dereference_raw(gp)->max_fds);
+}
+
+SCENARIO protected_under_lock(void)
+{
+	pthread_mutex_lock(&mylock);
+	SITE(sink = rcu_dereference_protected(gp, lockdep_is_held(&mylock))->max_fds);
+	pthread_mutex_unlock(&mylock);
+}
+
+SCENARIO protected_without_lock(void)
+{
+	SITE(sink = rcu_dereference_protected(gp, lockdep_is_held(&mylock))->max_fds);
+}
+
+SCENARIO assert_held_ok(void)
+{
+	pthread_mutex_lock(&mylock);
+	SITE(lockdep_assert_held(&mylock));
+	pthread_mutex_unlock(&mylock);
+	SITE(lockdep_assert_not_held(&mylock));
+}
+
+SCENARIO assert_held_bug(void)
+{
+	SITE(lockdep_assert_held(&mylock));
+}
+
+SCENARIO lockdep_warn(void)
+{
+	SITE(RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "config read outside of RCU"));
+	rcu_read_lock();
+	SITE(RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "must not fire"));
+	rcu_read_unlock();
+}
+
+/* What each query answers, outside everything: with the tracer all 0 (QSBR:
+ * an online thread is a vanilla reader), without it all 1. */
+SCENARIO held_values(void)
+{
+	printf("held %d %d %d %d %d\n", rcu_read_lock_held(), rcu_read_lock_bh_held(),
+	       rcu_read_lock_sched_held(), srcu_read_lock_held(&domain_a), lockdep_is_held(&mylock));
+}
+
+/* Without the tracer the condition is never evaluated. */
+static int evaluations;
+static int counted_condition(void)
+{
+	evaluations++;
+	return 1;
+}
+
+SCENARIO condition_evaluation(void)
+{
+	sink = rcu_dereference_check(gp, counted_condition())->max_fds;
+	printf("evaluations %d\n", evaluations);
+}
+
+/* synchronize_srcu() inside a reader of its own domain never returns. */
+SCENARIO synchronize_srcu_in_reader(void)
+{
+	int idx = srcu_read_lock(&domain_a);
+	SITE(synchronize_srcu(&domain_a));
+	srcu_read_unlock(&domain_a, idx);
+}
+
+SCENARIO synchronize_srcu_outside(void)
+{
+	init_srcu_struct(&domain_b);
+	SITE(synchronize_srcu(&domain_b));
+	cleanup_srcu_struct(&domain_b);
+}
+
+/* rcu_read_unlock_bh() with no RCU-bh reader. */
+SCENARIO unbalanced_bh_unlock(void)
+{
+	rcu_read_lock();
+	SITE(rcu_read_unlock_bh());
+}
+
+int main(int argc, char **argv)
+{
+	rcu_register_thread();
+	static const struct scenario scenarios[] = {
+		{ "fdtable-single-owner", fdtable_single_owner },
+		{ "fdtable-shared-unprotected", fdtable_shared_unprotected },
+		{ "fdtable-shared-under-lock", fdtable_shared_under_lock },
+		{ "fdtable-shared-in-reader", fdtable_shared_in_reader },
+		{ "deref-outside-reader", deref_outside_reader },
+		{ "deref-in-reader", deref_in_reader },
+		{ "deref-in-bh-reader", deref_in_bh_reader },
+		{ "deref-bh-in-bh-reader", deref_bh_in_bh_reader },
+		{ "deref-bh-in-vanilla-reader", deref_bh_in_vanilla_reader },
+		{ "deref-sched-in-sched-reader", deref_sched_in_sched_reader },
+		{ "deref-sched-outside", deref_sched_outside },
+		{ "srcu-same-domain", srcu_same_domain },
+		{ "srcu-other-domain", srcu_other_domain },
+		{ "quiz2-each-protection", quiz2_each_protection },
+		{ "quiz2-unprotected", quiz2_unprotected },
+		{ "raw-outside", raw_outside },
+		{ "protected-under-lock", protected_under_lock },
+		{ "protected-without-lock", protected_without_lock },
+		{ "assert-held-ok", assert_held_ok },
+		{ "assert-held-bug", assert_held_bug },
+		{ "lockdep-warn", lockdep_warn },
+		{ "held-values", held_values },
+		{ "condition-evaluation", condition_evaluation },
+		{ "synchronize-srcu-in-reader", synchronize_srcu_in_reader },
+		{ "synchronize-srcu-outside", synchronize_srcu_outside },
+		{ "unbalanced-bh-unlock", unbalanced_bh_unlock },
+		{ NULL, NULL },
+	};
+	int ret = run_scenario(argc, argv, scenarios);
+	rcu_unregister_thread();
+	return ret;
+}
