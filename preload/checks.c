@@ -8,6 +8,7 @@
 #include "report.h"
 #include "symbolize.h"
 #include "options.h"
+#include "backtrace.h"
 
 __thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("initial-exec")));
 
@@ -55,8 +56,10 @@ static void report_rcu_state(const struct thread_state *ts)
 	report_printf("\n");
 }
 
+/* frames: a stack captured earlier (deferred reports), or NULL for now's. */
 static void print_suspicious(struct thread_state *ts, uintptr_t site_ip, const char *site_file,
-			     int site_line, const char *message, const char *detail)
+			     int site_line, const char *message, const char *detail,
+			     const uintptr_t *frames, size_t nr_frames)
 {
 	if (site_ip && !report_site_once(REPORT_SUSPICIOUS_RCU, site_ip))
 		return;
@@ -66,22 +69,27 @@ static void print_suspicious(struct thread_state *ts, uintptr_t site_ip, const c
 	report_printf("\nother info that might help us debug this:\n\n");
 	if (detail)
 		report_printf("%s\n", detail);
-	report_rcu_state(ts);
-	report_held_locks(ts);
-	report_backtrace();
+	if (frames) {
+		report_printf("\n(reported when the thread ended; the stack is the one at the site)\n");
+		report_backtrace_frames(frames, nr_frames);
+	} else {
+		report_rcu_state(ts);
+		report_held_locks(ts);
+		report_backtrace();
+	}
 	report_end(ts, REPORT_SUSPICIOUS_RCU);
 }
 
 void print_suspicious_rcu(struct thread_state *ts, uintptr_t site_ip, const char *site_file,
 			  int site_line, const char *message)
 {
-	print_suspicious(ts, site_ip, site_file, site_line, message, NULL);
+	print_suspicious(ts, site_ip, site_file, site_line, message, NULL, NULL, 0);
 }
 
 void print_suspicious_rcu_detail(struct thread_state *ts, uintptr_t site_ip, const char *message,
 				 const char *detail)
 {
-	print_suspicious(ts, site_ip, NULL, 0, message, detail);
+	print_suspicious(ts, site_ip, NULL, 0, message, detail, NULL, 0);
 }
 
 void check_suspicious_dereference(struct thread_state *ts, uintptr_t ip)
@@ -96,22 +104,77 @@ void check_suspicious_dereference(struct thread_state *ts, uintptr_t ip)
 	print_suspicious_rcu_detail(ts, ip, "suspicious rcu_dereference() usage", msg);
 }
 
-void check_unregistered_reader(struct thread_state *ts, enum rcu_flavor flavor, uintptr_t ip,
-			       const char *what)
+/* A read side in a thread that is not registered with the flavor. Reported
+ * at once for an offline QSBR thread, or for any unregistered reader with
+ * strict_registration=1. By default only a thread that never registers
+ * with the flavor in its whole life is reported: daemons (Knot DNS) read
+ * their own configuration, which only that thread ever replaces, on the
+ * main thread before registering it and again after unregistering it, and
+ * that is safe. So the first such read is remembered with its stack, and
+ * reported when the thread ends if it never registered. */
+struct unregistered_read {
+	int armed;
+	enum rcu_flavor flavor;
+	uintptr_t site;
+	const char *what;
+	size_t nr_frames;
+	uintptr_t frames[16];
+};
+static __thread struct unregistered_read first_unregistered_read;
+
+static void print_unregistered_reader(struct thread_state *ts, enum rcu_flavor flavor, uintptr_t ip,
+				      const char *what, const uintptr_t *frames, size_t nr_frames)
 {
 	char msg[256];
 	if (ts->registered[flavor] == URCU_UNREGISTERED)
 		snprintf(msg, sizeof(msg),
-			 "%s by a thread that called rcu_unregister_thread() (liburcu flavor %s): "
-			 "grace periods do not wait for it", what, flavor_name[flavor]);
+			 "%s by a thread that called rcu_unregister_thread() (liburcu flavor %s)",
+			 what, flavor_name[flavor]);
 	else if (flavor == FLAVOR_qsbr && ts->registered[flavor] == URCU_REGISTERED)
-		snprintf(msg, sizeof(msg),
-			 "%s by a QSBR thread that is offline: grace periods do not wait for it", what);
+		snprintf(msg, sizeof(msg), "%s by a QSBR thread that is offline", what);
 	else
 		snprintf(msg, sizeof(msg),
-			 "%s by a thread that never called rcu_register_thread() (liburcu flavor %s): "
-			 "grace periods do not wait for it", what, flavor_name[flavor]);
-	print_suspicious_rcu(ts, ip, NULL, 0, msg);
+			 "%s by a thread that never called rcu_register_thread() (liburcu flavor %s)",
+			 what, flavor_name[flavor]);
+	print_suspicious(ts, ip, NULL, 0, msg,
+			 "grace periods do not wait for read-side critical sections of threads that are "
+			 "not registered (and online): the data read may be freed under the reader",
+			 frames, nr_frames);
+}
+
+void check_unregistered_reader(struct thread_state *ts, enum rcu_flavor flavor, uintptr_t ip,
+			       const char *what)
+{
+	if (tracer_options.strict_registration || ts->registered[flavor] == URCU_REGISTERED) {
+		/* registered yet not a reader: an offline QSBR thread */
+		print_unregistered_reader(ts, flavor, ip, what, NULL, 0);
+		return;
+	}
+	if (ts->registered[flavor] == URCU_UNREGISTERED)
+		return;
+	struct unregistered_read *r = &first_unregistered_read;
+	if (r->armed)
+		return;
+	r->armed = 1;
+	r->flavor = flavor;
+	r->site = ip;
+	r->what = what;
+	r->nr_frames = backtrace_capture(r->frames, sizeof(r->frames) / sizeof(r->frames[0]));
+}
+
+void forget_unregistered_reads(enum rcu_flavor flavor)
+{
+	if (first_unregistered_read.armed && first_unregistered_read.flavor == flavor)
+		first_unregistered_read.armed = 0;
+}
+
+void check_never_registered_reader(struct thread_state *ts)
+{
+	struct unregistered_read *r = &first_unregistered_read;
+	if (!r->armed || ts->registered[r->flavor] != URCU_NEVER_REGISTERED)
+		return;
+	r->armed = 0;
+	print_unregistered_reader(ts, r->flavor, r->site, r->what, r->frames, r->nr_frames);
 }
 
 void print_illegal_sync(struct thread_state *ts, uintptr_t ip, const char *what)
@@ -216,6 +279,7 @@ void check_locks_held_at_thread_end(struct thread_state *ts)
 
 void check_registered_at_thread_end(struct thread_state *ts)
 {
+	check_never_registered_reader(ts);
 	for (int f = 0; f < NR_URCU_FLAVORS; f++) {
 		if (!flavor_needs_registration[f] || ts->registered[f] != URCU_REGISTERED)
 			continue;

@@ -31,6 +31,8 @@ void print_suspicious_rcu_detail(struct thread_state *ts, uintptr_t site_ip, con
 void check_suspicious_dereference(struct thread_state *ts, uintptr_t ip);
 void check_unregistered_reader(struct thread_state *ts, enum rcu_flavor flavor, uintptr_t ip,
 			       const char *what);
+/* The thread registered with flavor: its earlier reads are forgiven. */
+void forget_unregistered_reads(enum rcu_flavor flavor);
 void print_illegal_sync(struct thread_state *ts, uintptr_t ip, const char *what);
 void print_bad_unlock_balance(struct thread_state *ts, uintptr_t ip, const void *lock,
 			      const char *lock_name);
@@ -40,8 +42,12 @@ void print_held_lock_freed(struct thread_state *ts, uintptr_t ip, const void *lo
 			   unsigned long size, int held_index);
 /* A thread ends: reports read-side sections and locks still held. */
 void check_locks_held_at_thread_end(struct thread_state *ts);
-/* A thread ends: reports liburcu flavors it is still registered with. */
+/* A thread ends: reports liburcu flavors it is still registered with, and
+ * read sides it entered without ever registering. */
 void check_registered_at_thread_end(struct thread_state *ts);
+/* A thread (or the process) ends: the deferred report of read sides it
+ * entered without ever registering with their flavor. */
+void check_never_registered_reader(struct thread_state *ts);
 /* lockdep_assert_held() and friends: the kernel's plain WARNING. */
 void print_assertion(struct thread_state *ts, uintptr_t ip, const char *file, int line,
 		     const char *message);

@@ -24,6 +24,7 @@ __attribute__((destructor)) static void tracer_fini(void)
 	if (!ts->in_tracer && !ts->thread_ended) {
 		ts->thread_ended = 1;
 		check_locks_held_at_thread_end(ts);
+		check_never_registered_reader(ts);
 	}
 	if (!report_count())
 		return;

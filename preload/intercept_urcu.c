@@ -72,6 +72,7 @@ static void urcu_register_thread(enum rcu_flavor f, void (*real)(void), uintptr_
 		return;
 	ts->registered[f] = URCU_REGISTERED;
 	registered_ip[f] = ip;
+	forget_unregistered_reads(f);
 	if (f == FLAVOR_qsbr)
 		ts->qsbr_offline = 0;   /* registration puts a QSBR thread online */
 }

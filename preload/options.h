@@ -14,6 +14,7 @@
 	X(max_frames, INT, 32, "frames in each stack backtrace (1-128)")              \
 	X(print_summary, INT, 1, "print one summary line at exit when anything was reported") \
 	X(symbolize, INT, 1, "name functions and file:line in backtraces (libdw)")      \
+	X(strict_registration, INT, 0, "report every read side of an unregistered thread at once, also before it registers or after it unregisters") \
 	X(help, INT, 0, "print the options and their values at startup")
 
 struct tracer_options {

@@ -255,7 +255,11 @@ void report_backtrace(void)
 {
 	uintptr_t frames[128];
 	int max = tracer_options.max_frames;
-	size_t n = backtrace_capture(frames, (size_t)max);
+	report_backtrace_frames(frames, backtrace_capture(frames, (size_t)max));
+}
+
+void report_backtrace_frames(const uintptr_t *frames, size_t n)
+{
 	char comm[17] = "";
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
 	report_printf("\nstack backtrace:\n");

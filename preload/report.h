@@ -37,6 +37,8 @@ void report_held_lock(int index, const struct held_lock *h);
 void report_held_locks(const struct thread_state *ts);
 /* "stack backtrace:" and the frames of the caller, tracer frames skipped. */
 void report_backtrace(void);
+/* The same for a stack captured earlier by backtrace_capture(). */
+void report_backtrace_frames(const uintptr_t *frames, size_t nr_frames);
 void report_end(struct thread_state *ts, enum report_kind kind);
 
 /* "comm/tid" of the calling thread. */

@@ -9,7 +9,7 @@ packages=(
 	libcriterion-dev    # the test suite
 	libunwind8          # backtraces (dlopen()ed by the preload)
 	libdw1 libdw-dev    # symbolization: function names, file:line
-	knot knot-dnsutils dnsperf   # a real liburcu program in the suite
+	knot knot-dnsutils knot-dnssecutils dnsperf   # a real liburcu program in the suite
 	procps              # pkill/ps used by the Knot harness
 )
 
