@@ -66,7 +66,7 @@ $(TOOL): $(TOOL_SRCS) $(wildcard tools/*.h)
 define flavored_target
 $(BUILD)/targets/%.$(1): tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
 	@mkdir -p $$(@D)
-	$$(CC) $$(TARGET_CFLAGS) $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ $$(FLAVOR_LIBS_$(1)) -lurcu-common
+	$$(CC) $$(TARGET_CFLAGS) $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ -Wl,--as-needed $$(FLAVOR_LIBS_$(1)) -lurcu-common
 $(BUILD)/targets/%.$(1).nopie: tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
 	@mkdir -p $$(@D)
 	$$(CC) $$(TARGET_CFLAGS) -fno-pie -no-pie $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ $$(FLAVOR_LIBS_$(1)) -lurcu-common

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -57,6 +58,7 @@ struct site {
 	const char *module;   /* basename of the mapped object; NULL: none maps it */
 	uintptr_t bias;       /* load bias: address - bias is the ELF file address */
 	const char *symbol;   /* NULL when no symbol covers the address */
+	int symbol_len;       /* printed part: no "@@GLIBC_2.2.5" version suffix */
 	uintptr_t offset;     /* address - symbol start */
 	uint64_t size;        /* symbol size */
 	int type;             /* STT_FUNC, STT_OBJECT, ... */
@@ -67,9 +69,6 @@ static const char *module_basename(const char *path)
 {
 	if (path == NULL || path[0] == '\0')
 		return NULL;
-	/* libdwfl names the vDSO "[vdso: <pid>]"; the pid is noise in a splat. */
-	if (strncmp(path, "[vdso", 5) == 0)
-		return "vdso";
 	const char *slash = strrchr(path, '/');
 	return slash ? slash + 1 : path;
 }
@@ -79,12 +78,12 @@ static const char *module_basename(const char *path)
 /* dlopen()ed RTLD_LOCAL instead of linked, so the traced program never sees
  * libdw or its dependencies in its own symbol namespace and runs without it. */
 #define LIBDW_FUNCTIONS(X) \
-	X(dwfl_begin) X(dwfl_report_begin) X(dwfl_report_end) \
-	X(dwfl_linux_proc_report) X(dwfl_linux_proc_find_elf) \
-	X(dwfl_build_id_find_debuginfo) X(dwfl_offline_section_address) \
-	X(dwfl_addrmodule) X(dwfl_module_info) X(dwfl_module_getelf) \
-	X(dwfl_module_getsymtab) X(dwfl_module_getsym_info) \
-	X(dwfl_module_getsrc) X(dwfl_lineinfo) X(dwfl_line_comp_dir)
+	X(dwfl_begin) X(dwfl_report_begin) X(dwfl_report_module) X(dwfl_report_end) \
+	X(dwfl_linux_proc_find_elf) X(dwfl_build_id_find_debuginfo) \
+	X(dwfl_offline_section_address) X(dwfl_addrmodule) X(dwfl_module_info) \
+	X(dwfl_module_getelf) X(dwfl_module_build_id) X(dwfl_module_getsymtab) \
+	X(dwfl_module_getsym_info) X(dwfl_module_getsrc) X(dwfl_lineinfo) \
+	X(dwfl_line_comp_dir)
 
 static struct {
 #define DECLARE_POINTER(fn) __typeof__(fn) *fn;
@@ -115,10 +114,11 @@ static bool libdw_load(void)
 		dlclose(handle);
 		return false;
 	}
-	/* Separate debug files only by build-id on local disk (where Debian's
-	 * -dbgsym/-dbg packages put them). dwfl_standard_find_debuginfo would end
-	 * in debuginfod: libcurl loaded into the traced process, network I/O in
-	 * the middle of a splat. */
+	/* Files by the path we report (regular files only, never devices).
+	 * Separate debug files only by build-id on local disk, where Debian's
+	 * -dbgsym/-dbg packages put them: dwfl_standard_find_debuginfo would end
+	 * in debuginfod, i.e. libcurl loaded into the traced process and network
+	 * I/O in the middle of a splat. */
 	callbacks.find_elf = dw.dwfl_linux_proc_find_elf;
 	callbacks.find_debuginfo = dw.dwfl_build_id_find_debuginfo;
 	callbacks.section_address = dw.dwfl_offline_section_address;
@@ -131,7 +131,7 @@ static bool libdw_load(void)
 
 /* dwfl_module_addrinfo scans the whole symbol table on every call (270 us for
  * libc's 10k-symbol .symtab from libc6-dbg), so each module gets a sorted copy
- * on its first lookup, kept in the module's userdata, and lookups bisect it. */
+ * on its first lookup and lookups bisect it. */
 struct symbol {
 	uintptr_t start;
 	uint64_t size;
@@ -187,7 +187,7 @@ static int plainer_name(const char *x, const char *y)
 	size_t x_underscores = strspn(x, "_"), y_underscores = strspn(y, "_");
 	if (x_underscores != y_underscores)
 		return x_underscores < y_underscores ? 1 : -1;
-	size_t x_len = strlen(x), y_len = strlen(y);
+	size_t x_len = strcspn(x, "@"), y_len = strcspn(y, "@");
 	if (x_len != y_len)
 		return x_len < y_len ? 1 : -1;
 	return strcmp(y, x);
@@ -230,33 +230,10 @@ static struct symbol_index *build_symbol_index(Dwfl_Module *mod)
 	return index;
 }
 
-static const struct symbol_index *module_symbols(Dwfl_Module *mod)
-{
-	void **userdata = NULL;
-	dw.dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	if (userdata == NULL)
-		return NULL;
-	if (*userdata == NULL)
-		*userdata = build_symbol_index(mod);
-	return *userdata;
-}
-
-/* dwfl_report_end callback for unmapped modules: drop their index. Despite
- * the void * in the prototype, libdwfl passes the address of the module's
- * userdata slot (as dwfl_getmodules does), not its value. */
-static int forget_module(Dwfl_Module *mod, void *userdata_slot, const char *name,
-			 Dwarf_Addr start, void *arg)
-{
-	(void)mod, (void)name, (void)start, (void)arg;
-	void **userdata = userdata_slot;
-	free(*userdata);
-	*userdata = NULL;
-	return DWARF_CB_OK;
-}
-
 /* The symbol enclosing addr, found among the nearest ones starting at or
- * below it; a sizeless nearest symbol (assembly without .size) is taken as
- * is, like libdwfl does. NULL when addr falls between symbols. */
+ * below it. A sizeless symbol (assembly without .size, linker labels like
+ * __ehdr_start or _init) only names its own address: taken as reaching up
+ * to addr it named PLT stubs and whole rodata ranges. NULL between symbols. */
 static const struct symbol *find_symbol(const struct symbol_index *index, uintptr_t addr)
 {
 	size_t lo = 0, hi = index->count; /* find the first symbol above addr */
@@ -275,31 +252,227 @@ static const struct symbol *find_symbol(const struct symbol_index *index, uintpt
 			return sym;
 	}
 	const struct symbol *nearest = &index->symbols[lo - 1];
-	return nearest->size == 0 ? nearest : NULL;
+	return nearest->start == addr ? nearest : NULL;
 }
 
-/* ---- module list -------------------------------------------------------- */
+/* ---- per-module data ---------------------------------------------------- */
 
-/* dl_iterate_phdr's load/unload counters at the last module report. */
+/* Ours, kept in the userdata slot of each Dwfl_Module. */
+struct module_data {
+	unsigned char build_id[64]; /* of the object as loaded; length 0: it has none */
+	size_t build_id_len;
+	enum { FILE_UNCHECKED, FILE_MATCHES, FILE_UNUSABLE } file;
+	struct symbol_index *symbols; /* built on the first lookup */
+};
+
+static void **module_slot(Dwfl_Module *mod)
+{
+	void **slot = NULL;
+	dw.dwfl_module_info(mod, &slot, NULL, NULL, NULL, NULL, NULL, NULL);
+	return slot;
+}
+
+/* dwfl_report_end callback for unloaded objects. Despite the void * in the
+ * prototype, libdwfl passes the address of the module's userdata slot (as
+ * dwfl_getmodules does), not its value. */
+static int forget_module(Dwfl_Module *mod, void *userdata_slot, const char *name,
+			 Dwarf_Addr start, void *arg)
+{
+	(void)mod, (void)name, (void)start, (void)arg;
+	void **slot = userdata_slot;
+	struct module_data *data = *slot;
+	if (data != NULL)
+		free(data->symbols);
+	free(data);
+	*slot = NULL;
+	return DWARF_CB_OK;
+}
+
+/* The module's data once its file is known to be the object that is mapped:
+ * same build-id. A library upgraded or a program rebuilt since it was loaded
+ * would otherwise name code with another binary's symbols; such modules, and
+ * unreadable files, are left to dladdr. *bias gets the load bias. */
+static struct module_data *usable_module(Dwfl_Module *mod, Dwarf_Addr *bias)
+{
+	void **slot = module_slot(mod);
+	struct module_data *data = slot ? *slot : NULL;
+	if (data == NULL || data->file == FILE_UNUSABLE)
+		return NULL;
+	if (dw.dwfl_module_getelf(mod, bias) == NULL) {
+		data->file = FILE_UNUSABLE;
+		return NULL;
+	}
+	if (data->file == FILE_UNCHECKED) {
+		const unsigned char *bits = NULL;
+		GElf_Addr where;
+		int len = dw.dwfl_module_build_id(mod, &bits, &where);
+		bool same = data->build_id_len == 0 ||
+			    (len == (int)data->build_id_len &&
+			     memcmp(bits, data->build_id, data->build_id_len) == 0);
+		data->file = same ? FILE_MATCHES : FILE_UNUSABLE;
+		if (!same)
+			return NULL;
+	}
+	if (data->symbols == NULL)
+		data->symbols = build_symbol_index(mod);
+	return data;
+}
+
+/* ---- module list, from the dynamic loader ------------------------------ */
+
+/* Reported from dl_iterate_phdr rather than /proc/self/maps: the maps also
+ * list libelf's own mmap of each file we read, and dwfl_linux_proc_report
+ * merges such a copy lying next to the library into one module with a wrong
+ * load bias (seen: libm frames turned into bare addresses). */
+
+/* dl_iterate_phdr's load/unload counters, as of the last module report. */
 struct load_counters {
 	unsigned long long adds, subs;
 };
 static struct load_counters reported_at;
 static bool reported;
 
+static void note_counters(const struct dl_phdr_info *info, size_t size,
+			  struct load_counters *counters)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+		counters->adds = info->dlpi_adds;
+		counters->subs = info->dlpi_subs;
+	}
+}
+
 static int read_load_counters(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	struct load_counters *now = arg;
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-		now->adds = info->dlpi_adds;
-		now->subs = info->dlpi_subs;
-	}
+	note_counters(info, size, arg);
 	return 1; /* the counters are global: the first object is enough */
 }
 
+/* A path libdwfl can open for a loaded object, NULL if none: the program
+ * itself has no loader name; dlopen keeps "./x.so" relative, resolved here
+ * against the current directory; the vDSO has no file ('/'-less name) and
+ * is left to dladdr, which reads its dynamic symbols from memory. */
+static const char *object_path(const char *loader_name, char path[PATH_MAX])
+{
+	if (loader_name == NULL)
+		return NULL;
+	if (loader_name[0] == '\0') {
+		ssize_t len = readlink("/proc/self/exe", path, PATH_MAX - 1);
+		if (len <= 0)
+			return NULL;
+		path[len] = '\0';
+		return path;
+	}
+	if (loader_name[0] == '/')
+		return loader_name;
+	if (strchr(loader_name, '/') == NULL)
+		return NULL;
+	return realpath(loader_name, path);
+}
+
+/* The object's address range as libdwfl expects it: starting at the first
+ * PT_LOAD rounded down to its alignment, from which libdwfl derives the bias. */
+static bool object_span(const struct dl_phdr_info *info, uintptr_t *low, uintptr_t *high)
+{
+	bool found = false;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		if (!found) {
+			uintptr_t align = ph->p_align > 1 ? ph->p_align : 1;
+			*low = info->dlpi_addr + (ph->p_vaddr & -align);
+			*high = end;
+			found = true;
+		} else if (end > *high) {
+			*high = end;
+		}
+	}
+	return found;
+}
+
+/* Whether [vaddr, vaddr + len) lies in the file-backed part of a PT_LOAD,
+ * i.e. is mapped and readable. */
+static bool is_loaded(const struct dl_phdr_info *info, ElfW(Addr) vaddr, size_t len)
+{
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr &&
+		    vaddr - ph->p_vaddr <= ph->p_filesz &&
+		    len <= ph->p_filesz - (vaddr - ph->p_vaddr))
+			return true;
+	}
+	return false;
+}
+
+static size_t align_up(size_t n, size_t align)
+{
+	return (n + align - 1) & ~(align - 1);
+}
+
+/* The GNU build-id of the object as loaded, read from its own memory. */
+static size_t loaded_build_id(const struct dl_phdr_info *info, unsigned char *id, size_t size)
+{
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE || !is_loaded(info, ph->p_vaddr, ph->p_filesz))
+			continue;
+		size_t align = ph->p_align == 8 ? 8 : 4;
+		const unsigned char *note = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		size_t left = ph->p_filesz;
+		while (left >= sizeof(ElfW(Nhdr))) {
+			ElfW(Nhdr) nhdr;
+			memcpy(&nhdr, note, sizeof nhdr);
+			size_t desc_at = sizeof nhdr + align_up(nhdr.n_namesz, align);
+			if (desc_at > left || nhdr.n_descsz > left - desc_at)
+				break;
+			if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
+			    memcmp(note + sizeof nhdr, "GNU", 4) == 0 && nhdr.n_descsz <= size) {
+				memcpy(id, note + desc_at, nhdr.n_descsz);
+				return nhdr.n_descsz;
+			}
+			size_t next = desc_at + align_up(nhdr.n_descsz, align);
+			if (next >= left)
+				break;
+			note += next;
+			left -= next;
+		}
+	}
+	return 0;
+}
+
+/* A module seen for the first time remembers the build-id it was loaded with;
+ * one reported again (same path and range) keeps its data, ELF and DWARF. */
+static void remember_loaded_object(Dwfl_Module *mod, const struct dl_phdr_info *info)
+{
+	void **slot = module_slot(mod);
+	if (slot == NULL || *slot != NULL)
+		return;
+	struct module_data *data = calloc(1, sizeof *data);
+	if (data == NULL)
+		return;
+	data->build_id_len = loaded_build_id(info, data->build_id, sizeof data->build_id);
+	*slot = data;
+}
+
+static int report_loaded_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	note_counters(info, size, arg);
+	char buf[PATH_MAX];
+	const char *path = object_path(info->dlpi_name, buf);
+	uintptr_t low = 0, high = 0;
+	if (path == NULL || !object_span(info, &low, &high))
+		return 0;
+	Dwfl_Module *mod = dw.dwfl_report_module(session, path, low, high);
+	if (mod != NULL)
+		remember_loaded_object(mod, info);
+	return 0;
+}
+
 /* The libdwfl session with an up-to-date module list, or NULL without libdw.
- * Re-reads /proc/self/maps only when the loader's counters say a library came
- * or went; unchanged modules keep their parsed ELF and DWARF across reports. */
+ * Reports the loaded objects again only when the loader's counters say one
+ * came or went; dl_iterate_phdr holds the loader's lock during the report,
+ * so the counters read with it match the list. */
 static Dwfl *current_session(void)
 {
 	if (libdw_state == LIBDW_UNTRIED)
@@ -307,18 +480,14 @@ static Dwfl *current_session(void)
 	if (libdw_state != LIBDW_READY)
 		return NULL;
 
-	/* Counters first, maps second: a dlopen racing in between bumps the
-	 * counters again and is picked up by the next call. */
 	struct load_counters now = { 0, 0 };
 	dl_iterate_phdr(read_load_counters, &now);
 	if (reported && now.adds == reported_at.adds && now.subs == reported_at.subs)
 		return session;
 
 	dw.dwfl_report_begin(session);
-	/* A failure (no /proc) leaves modules unreported; dladdr covers those. */
-	dw.dwfl_linux_proc_report(session, getpid());
+	dl_iterate_phdr(report_loaded_object, &reported_at);
 	dw.dwfl_report_end(session, forget_module, NULL);
-	reported_at = now;
 	reported = true;
 	return session;
 }
@@ -335,21 +504,23 @@ static bool resolve_with_dwfl(uintptr_t addr, struct site *site)
 		return false;
 	/* dwfl_addrmodule answers the highest module for any address above it
 	 * (seen with 0xffff...fe -> ld.so), so check the module's own range. */
-	Dwarf_Addr start = 0, end = 0;
+	Dwarf_Addr start = 0, end = 0, bias = 0;
 	const char *path = dw.dwfl_module_info(mod, NULL, &start, &end,
 					       NULL, NULL, NULL, NULL);
 	if (addr < start || addr >= end)
 		return false;
+	struct module_data *data = usable_module(mod, &bias);
+	if (data == NULL)
+		return false;
 
 	site->module = module_basename(path);
+	site->bias = bias;
 	site->dwfl_module = mod;
-	Dwarf_Addr bias;
-	site->bias = dw.dwfl_module_getelf(mod, &bias) ? bias : start;
-
-	const struct symbol_index *index = module_symbols(mod);
-	const struct symbol *sym = index ? find_symbol(index, addr) : NULL;
+	const struct symbol *sym = data->symbols ? find_symbol(data->symbols, addr) : NULL;
 	if (sym != NULL) {
 		site->symbol = sym->name;
+		/* debug .symtab names carry symbol versions: noise in a splat */
+		site->symbol_len = (int)strcspn(sym->name, "@");
 		site->offset = addr - sym->start;
 		site->size = sym->size;
 		site->type = sym->type;
@@ -372,6 +543,7 @@ static void resolve_with_dladdr(uintptr_t addr, struct site *site)
 		site->bias = (uintptr_t)info.dli_fbase;
 	if (info.dli_sname != NULL && info.dli_saddr != NULL && sym != NULL) {
 		site->symbol = info.dli_sname;
+		site->symbol_len = (int)strlen(info.dli_sname);
 		site->offset = addr - (uintptr_t)info.dli_saddr;
 		site->size = sym->st_size;
 		site->type = GELF_ST_TYPE(sym->st_info);
@@ -422,8 +594,8 @@ static size_t format_code(uintptr_t pc, uintptr_t lookup, char *buf, size_t size
 	struct site site;
 	resolve(lookup, &site);
 	if (site.symbol != NULL && site.module != NULL) {
-		out_printf(&o, "%s+0x%" PRIxPTR "/0x%" PRIx64 " [%s]", site.symbol,
-			   site.offset + (pc - lookup), site.size, site.module);
+		out_printf(&o, "%.*s+0x%" PRIxPTR "/0x%" PRIx64 " [%s]", site.symbol_len,
+			   site.symbol, site.offset + (pc - lookup), site.size, site.module);
 		append_source_line(&o, &site, lookup);
 	} else if (site.module != NULL) {
 		out_printf(&o, "0x%" PRIxPTR " [%s+0x%" PRIxPTR "]", pc, site.module,
@@ -455,7 +627,7 @@ size_t symbolize_data(uintptr_t addr, char *buf, size_t size)
 	bool is_object = site.type == STT_OBJECT || site.type == STT_COMMON;
 	if (site.symbol == NULL || !is_object || site.offset >= site.size)
 		return o.len;
-	out_printf(&o, "%s", site.symbol);
+	out_printf(&o, "%.*s", site.symbol_len, site.symbol);
 	if (site.offset != 0)
 		out_printf(&o, "+0x%" PRIxPTR, site.offset);
 	return o.len;
@@ -468,6 +640,6 @@ size_t symbolize_function(uintptr_t pc, char *buf, size_t size)
 	struct site site;
 	resolve(call_site(pc), &site);
 	if (site.symbol != NULL)
-		out_printf(&o, "%s", site.symbol);
+		out_printf(&o, "%.*s", site.symbol_len, site.symbol);
 	return o.len;
 }

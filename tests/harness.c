@@ -172,3 +172,23 @@ int splat_count(const char *log)
 	/* Every report opens with a blank line and a rule of '=' */
 	return count_of(log, "\n====");
 }
+
+int target_site_line(const struct run *r, int n)
+{
+	const char *p = r->out;
+	int line = -1;
+	for (int i = 0; i < n; i++) {
+		p = strstr(p, "site ");
+		if (!p || sscanf(p, "site %d", &line) != 1)
+			return -1;
+		p += 5;
+	}
+	return line;
+}
+
+int has_site_message(const struct run *r, const char *file, const char *message)
+{
+	char expected[1024];
+	snprintf(expected, sizeof(expected), "%s:%d %s!", file, target_site_line(r, 1), message);
+	return strstr(r->err, expected) != NULL;
+}

@@ -5,6 +5,8 @@
 #define HARNESS_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 struct run_options {
 	int preload;              /* set LD_PRELOAD=build/liblockdep-rcu.so */
@@ -44,4 +46,11 @@ extern const char *const all_flavors[];
 /* The flavors that need rcu_register_thread(). */
 extern const char *const registering_flavors[];
 
+
+
+/* The line number a target printed as "site <line>" (n-th, from 1), or -1. */
+int target_site_line(const struct run *r, int n);
+
+/* "<file>:<site line> <message>!" appears in the report. */
+int has_site_message(const struct run *r, const char *file, const char *message);
 #endif

@@ -8,25 +8,12 @@
 static const struct run_options preloaded = { .preload = 1 };
 static const struct run_options plain = { .preload = 0 };
 
-/* The n-th "site <line>" the scenario printed (n from 1). */
-static int site_line(const struct run *r, int n)
-{
-	const char *p = r->out;
-	int line = -1;
-	for (int i = 0; i < n && p; i++) {
-		p = strstr(p, "site ");
-		if (p && sscanf(p, "site %d", &line) == 1)
-			p += 5;
-	}
-	return p ? line : -1;
-}
-
 /* Asserts exactly one report, for the first site, with this message. */
 static void expect_one_report(const char *build, const char *scenario, const char *message)
 {
 	struct run r = run_target("header_checks", build, scenario, &preloaded);
 	char expected[512];
-	snprintf(expected, sizeof(expected), "header_checks.c:%d %s!", site_line(&r, 1), message);
+	snprintf(expected, sizeof(expected), "header_checks.c:%d %s!", target_site_line(&r, 1), message);
 	cr_expect_eq(splat_count(r.err), 1, "[%s %s] one report:\n%s", build, scenario, r.err);
 	cr_expect(strstr(r.err, expected), "[%s %s] expected '%s' in:\n%s", build, scenario, expected, r.err);
 	cr_expect_eq(r.exit_code, 66, "[%s %s] exit code %d", build, scenario, r.exit_code);
@@ -110,7 +97,7 @@ Test(header, lockdep_assert_held)
 	expect_silent("memb", "assert-held-ok");
 	struct run r = run_target("header_checks", "memb", "assert-held-bug", &preloaded);
 	char expected[256];
-	snprintf(expected, sizeof(expected), " at tests/targets/header_checks.c:%d\n", site_line(&r, 1));
+	snprintf(expected, sizeof(expected), " at tests/targets/header_checks.c:%d\n", target_site_line(&r, 1));
 	cr_expect(strstr(r.err, "WARNING: "), "%s", r.err);
 	cr_expect(strstr(r.err, expected), "expected '%s' in:\n%s", expected, r.err);
 	cr_expect(strstr(r.err, "lockdep_assert_held(&mylock) failed"), "%s", r.err);
@@ -162,7 +149,7 @@ Test(header, synchronize_srcu_in_own_reader_is_reported_before_the_hang)
 	char expected[256];
 	snprintf(expected, sizeof(expected),
 		 "header_checks.c:%d Illegal synchronize_srcu() in same-type SRCU (or in RCU) read-side critical section!",
-		 site_line(&r, 1));
+		 target_site_line(&r, 1));
 	cr_expect(r.timed_out, "liburcu really deadlocks here");
 	cr_expect(strstr(r.err, expected), "expected '%s' in:\n%s", expected, r.err);
 	run_free(&r);

@@ -24,8 +24,9 @@ static void print_line(const char *key, const char *text)
 	printf("%s: %s\n", key, text);
 }
 
-/* noipa: keep it a real call that is not inlined, cloned or turned into a tail
- * call, so __builtin_return_address(0) lies in take_stats_lock at call_line. */
+/* noipa on both functions: no inlining, and no clone renamed to
+ * "take_stats_lock.constprop.0"; the unlock after the call keeps it from being
+ * a tail call, so __builtin_return_address(0) lies in take_stats_lock. */
 __attribute__((noipa)) static void splat_from_caller(int call_line)
 {
 	uintptr_t ret = (uintptr_t)__builtin_return_address(0);
@@ -87,5 +88,11 @@ int main(void)
 	void *fn = libm ? dlsym(libm, "frexp") : NULL;
 	symbolize_code_exact((uintptr_t)fn, buf, sizeof buf);
 	print_line("dlopened", buf);
+
+	/* ...and forgotten once unloaded: its address is unmapped again. */
+	if (libm)
+		dlclose(libm);
+	symbolize_code_exact((uintptr_t)fn, buf, sizeof buf);
+	print_line("dlclosed", buf);
 	return 0;
 }

@@ -1,0 +1,133 @@
+/* What a thread leaves behind when it ends: locks and read-side sections
+ * still held (kernel: "still has locks held!"), and liburcu registrations
+ * whose registry entry would then point at the thread's freed memory. */
+#include "target.h"
+#include <unistd.h>
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *returns_holding_mutex(void *arg)
+{
+	(void)arg;
+	printf("site %d\n", __LINE__ + 1);
+	pthread_mutex_lock(&table_lock);
+	return NULL;
+}
+
+static void *returns_inside_reader(void *arg)
+{
+	(void)arg;
+	rcu_register_thread();
+	printf("site %d\n", __LINE__ + 1);
+	rcu_read_lock();
+	return NULL;
+}
+
+static void *exits_holding_mutex(void *arg)
+{
+	(void)arg;
+	printf("site %d\n", __LINE__ + 1);
+	pthread_mutex_lock(&table_lock);
+	pthread_exit(NULL);
+}
+
+static void *stays_registered(void *arg)
+{
+	(void)arg;
+	printf("site %d\n", __LINE__ + 1);
+	rcu_register_thread();
+	rcu_read_lock();
+	rcu_read_unlock();
+	return NULL;
+}
+
+static void *clean_reader(void *arg)
+{
+	(void)arg;
+	rcu_register_thread();
+	rcu_read_lock();
+	rcu_read_unlock();
+	pthread_mutex_lock(&table_lock);
+	pthread_mutex_unlock(&table_lock);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+/* Unregistering from a thread-specific-data destructor is correct too. */
+static pthread_key_t registration_key;
+static void unregister_at_thread_exit(void *value)
+{
+	(void)value;
+	rcu_unregister_thread();
+}
+
+static void *unregisters_in_key_destructor(void *arg)
+{
+	(void)arg;
+	rcu_register_thread();
+	pthread_setspecific(registration_key, (void *)1);
+	rcu_read_lock();
+	rcu_read_unlock();
+	return NULL;
+}
+
+/* A cancelled thread whose cleanup handler releases its lock: correct. */
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+static void unlock_table(void *arg)
+{
+	(void)arg;
+	pthread_mutex_unlock(&table_lock);
+}
+
+static void *waits_until_cancelled(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&table_lock);
+	pthread_cleanup_push(unlock_table, NULL);
+	for (;;)
+		pthread_cond_wait(&never, &table_lock);
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+SCENARIO bug_return_locked(void) { in_thread(returns_holding_mutex); printf("done\n"); }
+SCENARIO bug_return_in_reader(void) { in_thread(returns_inside_reader); printf("done\n"); }
+SCENARIO bug_pthread_exit_locked(void) { in_thread(exits_holding_mutex); printf("done\n"); }
+SCENARIO bug_still_registered(void) { in_thread(stays_registered); printf("done\n"); }
+
+SCENARIO bug_exit_locked(void)
+{
+	printf("site %d\n", __LINE__ + 1);
+	pthread_mutex_lock(&table_lock);
+	printf("done\n");
+	exit(0);
+}
+
+SCENARIO ok(void)
+{
+	pthread_key_create(&registration_key, unregister_at_thread_exit);
+	in_thread(clean_reader);
+	in_thread(unregisters_in_key_destructor);
+	pthread_t t;
+	pthread_create(&t, NULL, waits_until_cancelled, NULL);
+	usleep(20000);
+	pthread_cancel(t);
+	pthread_join(t, NULL);
+	pthread_mutex_lock(&table_lock);   /* the cancelled thread did release it */
+	pthread_mutex_unlock(&table_lock);
+	printf("done\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct scenario scenarios[] = {
+		{ "bug-return-locked", bug_return_locked },
+		{ "bug-return-in-reader", bug_return_in_reader },
+		{ "bug-pthread-exit-locked", bug_pthread_exit_locked },
+		{ "bug-still-registered", bug_still_registered },
+		{ "bug-exit-locked", bug_exit_locked },
+		{ "ok", ok },
+		{ NULL, NULL },
+	};
+	return run_scenario(argc, argv, scenarios);
+}
