@@ -61,24 +61,76 @@ static inline struct thread_state *thread_state(void)
 	return &tracer_thread;
 }
 
-/* Records an acquisition. Returns 0 when held[] is full (the lock is then
- * counted in ->untracked and a one-time limit message is printed). */
-int held_lock_push(struct thread_state *ts, const void *lock, enum held_kind kind,
-		   uintptr_t ip, int trylock);
-/* Index of the innermost entry for lock with one of the kinds in kind_mask
- * (bit per enum held_kind), or -1. */
-int held_lock_find(const struct thread_state *ts, const void *lock, unsigned kind_mask);
-/* Index of the innermost read-side section of flavor (and SRCU domain), or -1. */
-int held_reader_find(const struct thread_state *ts, enum rcu_flavor flavor, const void *domain);
-/* Removes entry i, keeping the order of the others. */
-void held_lock_remove(struct thread_state *ts, int i);
-/* Whether the thread is in a read-side section whose protection comes from
- * liburcu flavor `underlying` (any header flavor built on it counts). */
-int held_reader_on(const struct thread_state *ts, enum rcu_flavor underlying);
-
 #define KIND_BIT(k) (1u << (k))
 #define KIND_ANY_LOCK (KIND_BIT(HELD_MUTEX) | KIND_BIT(HELD_RWLOCK_READ) | \
 		       KIND_BIT(HELD_RWLOCK_WRITE) | KIND_BIT(HELD_SPIN))
+
+/* held[] is full: count the acquisition in ->untracked, print the limit
+ * once. Out of line: it never happens in a healthy program. */
+void held_lock_overflow(struct thread_state *ts);
+
+/* Records an acquisition. Returns 0 when held[] is full. Inline: every
+ * lock wrapper does this, and a call would cost as much as the work. */
+static inline int held_lock_push(struct thread_state *ts, const void *lock, enum held_kind kind,
+				 uintptr_t ip, int trylock)
+{
+	if (__builtin_expect(ts->depth >= MAX_LOCK_DEPTH, 0)) {
+		held_lock_overflow(ts);
+		return 0;
+	}
+	struct held_lock *h = &ts->held[ts->depth++];
+	h->lock = lock;
+	h->acquire_ip = ip;
+	h->kind = (uint8_t)kind;
+	h->flavor = FLAVOR_NONE;
+	h->underlying = FLAVOR_NONE;
+	h->trylock = (uint8_t)trylock;
+	if (kind == HELD_RCU_READ)
+		ts->nr_readers++;
+	else
+		ts->nr_locks++;
+	return 1;
+}
+
+/* Index of the innermost entry for lock with one of the kinds in kind_mask
+ * (bit per enum held_kind), or -1. Locks are mostly released innermost
+ * first, so the first probe usually hits. */
+static inline int held_lock_find(const struct thread_state *ts, const void *lock, unsigned kind_mask)
+{
+	for (int i = (int)ts->depth - 1; i >= 0; i--)
+		if (ts->held[i].lock == lock && (kind_mask & KIND_BIT(ts->held[i].kind)))
+			return i;
+	return -1;
+}
+
+/* Index of the innermost read-side section of flavor (and SRCU domain), or -1. */
+static inline int held_reader_find(const struct thread_state *ts, enum rcu_flavor flavor,
+				   const void *domain)
+{
+	for (int i = (int)ts->depth - 1; i >= 0; i--) {
+		const struct held_lock *h = &ts->held[i];
+		if (h->kind == HELD_RCU_READ && h->flavor == flavor &&
+		    (flavor != FLAVOR_srcu || h->lock == domain))
+			return i;
+	}
+	return -1;
+}
+
+/* Removes entry i, keeping the order of the others. */
+static inline void held_lock_remove(struct thread_state *ts, int i)
+{
+	if (ts->held[i].kind == HELD_RCU_READ)
+		ts->nr_readers--;
+	else
+		ts->nr_locks--;
+	unsigned last = --ts->depth;
+	for (unsigned j = (unsigned)i; j < last; j++)
+		ts->held[j] = ts->held[j + 1];
+}
+
+/* Whether the thread is in a read-side section whose protection comes from
+ * liburcu flavor `underlying` (any header flavor built on it counts). */
+int held_reader_on(const struct thread_state *ts, enum rcu_flavor underlying);
 
 /* Entering and leaving the tracer's own code; the guard nests. */
 static inline void tracer_enter(struct thread_state *ts) { ts->in_tracer++; __asm__ volatile("" ::: "memory"); }
