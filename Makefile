@@ -91,7 +91,7 @@ $(BUILD)/tests/symbolize_target_nopie: tests/unit/symbolize_target.c preload/sym
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
 $(UNIT): $(UNIT_SRCS) preload/options.c preload/options.h
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) -o $@ -lcriterion
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) preload/options.c -o $@ -lcriterion
 
 TEST_DEPS := $(PRELOAD) $(TOOL) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
 

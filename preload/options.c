@@ -8,13 +8,23 @@
 #include "options.h"
 #include "report.h"
 
+static const struct tracer_options default_options = {
+#define OPTION_INIT(name, type, def, desc) .name = def,
+	TRACER_OPTIONS(OPTION_INIT)
+#undef OPTION_INIT
+};
+
 struct tracer_options tracer_options = {
 #define OPTION_INIT(name, type, def, desc) .name = def,
 	TRACER_OPTIONS(OPTION_INIT)
 #undef OPTION_INIT
 };
 
-static int options_parsed;
+/* 0: not parsed, 1: a thread is parsing, 2: parsed */
+static int options_state;
+/* The parsing thread itself reports bad options, which asks for the
+ * options again: it must not wait for itself. */
+static __thread int parsing_here;
 
 static int parse_int(const char *value, size_t len, int *out)
 {
@@ -107,24 +117,44 @@ static void print_help(void)
 	report_raw_write(buf, len < sizeof(buf) ? len : sizeof(buf) - 1);
 }
 
-void options_init(void)
+void options_reset(void)
 {
-	if (__atomic_exchange_n(&options_parsed, 1, __ATOMIC_ACQ_REL))
-		return;
-	const char *env = getenv("LOCKDEP_RCU_OPTIONS");
-	while (env && *env) {
-		const char *end = strchr(env, ':');
-		size_t len = end ? (size_t)(end - env) : strlen(env);
-		const char *eq = memchr(env, '=', len);
+	tracer_options = default_options;
+}
+
+void options_parse(const char *text)
+{
+	while (text && *text) {
+		const char *end = strchr(text, ':');
+		size_t len = end ? (size_t)(end - text) : strlen(text);
+		const char *eq = memchr(text, '=', len);
 		if (len == 0) {
 			/* empty field, e.g. "a=1::b=2": nothing to do */
 		} else if (!eq) {
-			bad_option(env, len, "expected key=value");
+			bad_option(text, len, "expected key=value");
 		} else {
-			apply_option(env, (size_t)(eq - env), eq + 1, len - (size_t)(eq - env) - 1);
+			apply_option(text, (size_t)(eq - text), eq + 1, len - (size_t)(eq - text) - 1);
 		}
-		env = end ? end + 1 : NULL;
+		text = end ? end + 1 : NULL;
 	}
+}
+
+void options_init(void)
+{
+	if (parsing_here)
+		return;
+	int expected = 0;
+	if (!__atomic_compare_exchange_n(&options_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		/* Another thread is parsing: wait for it, it takes microseconds. */
+		while (__atomic_load_n(&options_state, __ATOMIC_ACQUIRE) != 2)
+			__builtin_ia32_pause();
+		return;
+	}
+	parsing_here = 1;
+	options_parse(getenv("LOCKDEP_RCU_OPTIONS"));
 	if (tracer_options.help)
 		print_help();
+	parsing_here = 0;
+	__atomic_store_n(&options_state, 2, __ATOMIC_RELEASE);
 }

@@ -33,4 +33,9 @@ extern struct tracer_options tracer_options;
  * constructors. Bad options get one error line each and keep defaults. */
 void options_init(void);
 
+/* The parser itself, for options_init() and the unit tests: applies text
+ * onto tracer_options; options_reset() restores the defaults. */
+void options_parse(const char *text);
+void options_reset(void);
+
 #endif

@@ -260,6 +260,8 @@ void report_backtrace(void)
 
 void report_backtrace_frames(const uintptr_t *frames, size_t n)
 {
+	if (n > (size_t)tracer_options.max_frames)
+		n = (size_t)tracer_options.max_frames;
 	char comm[17] = "";
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
 	report_printf("\nstack backtrace:\n");

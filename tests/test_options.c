@@ -1,0 +1,124 @@
+/* LOCKDEP_RCU_OPTIONS on real runs: where reports go, what the exit status
+ * becomes, halting, backtrace depth, the summary line, and bad options that
+ * must never stop the program. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "harness.h"
+
+static struct run run_demo(const char *options)
+{
+	struct run_options o = { .preload = 1, .options = options };
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", build_path("targets/demo_buggy_cache.memb"));
+	char *argv[] = { path, NULL };
+	return run_program(argv, &o);
+}
+
+Test(options, log_path_with_pid_gets_the_reports_and_stderr_stays_clean)
+{
+	char dir[] = "/tmp/lockdep-rcu-log.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char options[256];
+	snprintf(options, sizeof(options), "log_path=%s/report.%%p.log", dir);
+	struct run r = run_demo(options);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect_eq(r.exit_code, 66);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int logs = 0;
+	char name[512] = "";
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "report.", 7)) {
+			logs++;
+			snprintf(name, sizeof(name), "%s/%s", dir, e->d_name);
+		}
+	closedir(d);
+	cr_expect_eq(logs, 1, "one log per process");
+	FILE *f = fopen(name, "r");
+	cr_assert(f, "%s", name);
+	static char log[1 << 16];
+	size_t n = fread(log, 1, sizeof(log) - 1, f);
+	log[n] = 0;
+	fclose(f);
+	cr_expect_eq(splat_count(log), 3, "%s", log);
+	cr_expect(strstr(log, "SUMMARY: lockdep-rcu: 3 reports"), "%s", log);
+	char expected_suffix[64];
+	cr_expect(sscanf(strrchr(name, '/') + 1, "report.%63[0-9].log", expected_suffix) == 1, "%s", name);
+	run_free(&r);
+	char rm[600];
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	cr_expect_eq(system(rm), 0);
+}
+
+Test(options, exitcode)
+{
+	struct run r = run_demo("exitcode=0");
+	cr_expect_eq(r.exit_code, 0, "exitcode=0 keeps the program's own status");
+	cr_expect_eq(splat_count(r.err), 3);
+	run_free(&r);
+	r = run_demo("exitcode=9");
+	cr_expect_eq(r.exit_code, 9);
+	cr_expect(strstr(r.out, "done"), "buffered output is flushed before the exit: %s", r.out);
+	run_free(&r);
+}
+
+Test(options, halt_on_error_stops_at_the_first_report)
+{
+	struct run r = run_demo("halt_on_error=1");
+	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
+	cr_expect_eq(r.exit_code, 66);
+	cr_expect_null(strstr(r.out, "done"), "%s", r.out);
+	run_free(&r);
+}
+
+Test(options, max_frames_bounds_the_backtrace)
+{
+	struct run r = run_demo("max_frames=1:halt_on_error=1");
+	const char *trace = strstr(r.err, "Call Trace:\n");
+	cr_assert(trace, "%s", r.err);
+	trace += strlen("Call Trace:\n");
+	int frames = 0;
+	while (*trace == ' ') {
+		frames++;
+		trace = strchr(trace, '\n');
+		if (!trace)
+			break;
+		trace++;
+	}
+	cr_expect_eq(frames, 1, "%s", r.err);
+	run_free(&r);
+}
+
+Test(options, summary_can_be_turned_off)
+{
+	struct run r = run_demo("print_summary=0");
+	cr_expect_null(strstr(r.err, "SUMMARY"), "%s", r.err);
+	cr_expect_eq(splat_count(r.err), 3);
+	run_free(&r);
+}
+
+Test(options, bad_options_are_named_and_the_tracer_carries_on)
+{
+	struct run r = run_demo("exitcode=abc:frobnicate=1:max_frames=500");
+	cr_expect(strstr(r.err, "lockdep-rcu: ignoring option 'exitcode'"), "%s", r.err);
+	cr_expect(strstr(r.err, "lockdep-rcu: ignoring option 'frobnicate'"), "%s", r.err);
+	cr_expect(strstr(r.err, "lockdep-rcu: ignoring option 'max_frames'"), "%s", r.err);
+	cr_expect_eq(splat_count(r.err), 3, "%s", r.err);
+	cr_expect_eq(r.exit_code, 66, "defaults kept");
+	cr_expect(strstr(r.out, "done"));
+	run_free(&r);
+}
+
+Test(options, help_lists_every_option)
+{
+	struct run_options o = { .preload = 1, .options = "help=1" };
+	struct run r = run_target("deref_outside_reader", "memb", "ok", &o);
+	const char *names[] = { "log_path", "exitcode", "halt_on_error", "max_frames", "print_summary",
+				"symbolize", "strict_registration", NULL };
+	for (const char **n = names; *n; n++)
+		cr_expect(strstr(r.err, *n), "%s missing from:\n%s", *n, r.err);
+	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}
