@@ -1,8 +1,10 @@
 /* Interposed pthread mutexes and spinlocks. Each wrapper returns what the
- * real call returned and leaves errno as it left it; only a successful
- * call changes the held-lock state. */
+ * real call returned and leaves errno as it left it; only a call that took
+ * the lock changes the held-lock state (EOWNERDEAD from a robust mutex
+ * whose owner died does take it). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <errno.h>
 #include <time.h>
 #include "lock_tracking.h"
 #include "real_functions.h"
@@ -26,10 +28,10 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	if (unlikely(ts->in_tracer))
 		return REAL(pthread_mutex_lock)(m);
 	uintptr_t ip = CALLER_IP();
-	lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
+	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
 	int ret = REAL(pthread_mutex_lock)(m);
-	if (likely(ret == 0))
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0);
+	if (likely(ret == 0) || ret == EOWNERDEAD)
+		lock_acquired(ts, m, HELD_MUTEX, ip, 0, class_id, 0);
 	return ret;
 }
 
@@ -39,8 +41,8 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
 	if (unlikely(ts->in_tracer))
 		return REAL(pthread_mutex_trylock)(m);
 	int ret = REAL(pthread_mutex_trylock)(m);
-	if (ret == 0)
-		lock_acquired(ts, m, HELD_MUTEX, CALLER_IP(), 1);
+	if (ret == 0 || ret == EOWNERDEAD)
+		lock_acquired_by_trylock(ts, m, HELD_MUTEX, CALLER_IP(), 0);
 	return ret;
 }
 
@@ -50,10 +52,10 @@ int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *
 	if (unlikely(ts->in_tracer))
 		return REAL(pthread_mutex_timedlock)(m, abstime);
 	uintptr_t ip = CALLER_IP();
-	lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
+	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
 	int ret = REAL(pthread_mutex_timedlock)(m, abstime);
-	if (ret == 0)
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0);
+	if (ret == 0 || ret == EOWNERDEAD)
+		lock_acquired(ts, m, HELD_MUTEX, ip, 0, class_id, 0);
 	return ret;
 }
 
@@ -64,10 +66,10 @@ int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clock,
 	if (unlikely(ts->in_tracer))
 		return REAL(pthread_mutex_clocklock)(m, clock, abstime);
 	uintptr_t ip = CALLER_IP();
-	lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
+	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
 	int ret = REAL(pthread_mutex_clocklock)(m, clock, abstime);
-	if (ret == 0)
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0);
+	if (ret == 0 || ret == EOWNERDEAD)
+		lock_acquired(ts, m, HELD_MUTEX, ip, 0, class_id, 0);
 	return ret;
 }
 
@@ -101,10 +103,10 @@ int pthread_spin_lock(pthread_spinlock_t *s)
 	if (unlikely(ts->in_tracer))
 		return REAL(pthread_spin_lock)(s);
 	uintptr_t ip = CALLER_IP();
-	lock_before_blocking(ts, (const void *)s, HELD_SPIN, ip, 1);
+	uint32_t class_id = lock_before_blocking(ts, (const void *)s, HELD_SPIN, ip, 1);
 	int ret = REAL(pthread_spin_lock)(s);
 	if (likely(ret == 0))
-		lock_acquired(ts, (const void *)s, HELD_SPIN, ip, 0);
+		lock_acquired(ts, (const void *)s, HELD_SPIN, ip, 0, class_id, 0);
 	return ret;
 }
 
@@ -115,7 +117,7 @@ int pthread_spin_trylock(pthread_spinlock_t *s)
 		return REAL(pthread_spin_trylock)(s);
 	int ret = REAL(pthread_spin_trylock)(s);
 	if (ret == 0)
-		lock_acquired(ts, (const void *)s, HELD_SPIN, CALLER_IP(), 1);
+		lock_acquired_by_trylock(ts, (const void *)s, HELD_SPIN, CALLER_IP(), 0);
 	return ret;
 }
 
