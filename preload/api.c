@@ -122,6 +122,8 @@ static void api_sync_begin(int flavor, int underlying, const void *srcu, const c
 			print_suspicious_rcu(ts, CALLER_IP(), NULL, 0, message);
 		}
 	}
+	if (!ts->in_tracer && valid_flavor(flavor))
+		rcu_grace_period_wait(ts, (enum rcu_flavor)flavor, srcu, CALLER_IP());
 	ts->in_proxy++;
 }
 

@@ -26,10 +26,10 @@ int mtx_lock(mtx_t *m)
 	if (unlikely(ts->in_tracer))
 		return REAL(mtx_lock)(m);
 	uintptr_t ip = CALLER_IP();
-	lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m));
+	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m));
 	int ret = REAL(mtx_lock)(m);
 	if (ret == thrd_success)
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0);
+		lock_acquired(ts, m, HELD_MUTEX, ip, 0, class_id, 0);
 	return ret;
 }
 
@@ -40,7 +40,7 @@ int mtx_trylock(mtx_t *m)
 		return REAL(mtx_trylock)(m);
 	int ret = REAL(mtx_trylock)(m);
 	if (ret == thrd_success)
-		lock_acquired(ts, m, HELD_MUTEX, CALLER_IP(), 1);
+		lock_acquired_by_trylock(ts, m, HELD_MUTEX, CALLER_IP(), 0);
 	return ret;
 }
 
@@ -50,10 +50,10 @@ int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
 	if (unlikely(ts->in_tracer))
 		return REAL(mtx_timedlock)(m, t);
 	uintptr_t ip = CALLER_IP();
-	lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m));
+	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m));
 	int ret = REAL(mtx_timedlock)(m, t);
 	if (ret == thrd_success)
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0);
+		lock_acquired(ts, m, HELD_MUTEX, ip, 0, class_id, 0);
 	return ret;
 }
 

@@ -32,10 +32,11 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 	if (unlikely(ts->in_tracer))                                             \
 		return call;                                                     \
 	uintptr_t ip = CALLER_IP();                                              \
-	lock_before_blocking(ts, rw, kind, ip, relock_blocks);                   \
+	uint32_t class_id = lock_before_blocking(ts, rw, kind, ip, relock_blocks);                   \
 	int ret = call;                                                          \
 	if (likely(ret == 0))                                                    \
-		lock_acquired(ts, rw, kind, ip, 0);                              \
+		lock_acquired(ts, rw, kind, ip, 0, class_id,                     \
+			      kind == HELD_RWLOCK_READ && !(relock_blocks));     \
 	return ret
 
 #define RWLOCK_TRY(kind, call)                                                   \
@@ -44,7 +45,8 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 		return call;                                                     \
 	int ret = call;                                                          \
 	if (ret == 0)                                                            \
-		lock_acquired(ts, rw, kind, CALLER_IP(), 1);                     \
+		lock_acquired_by_trylock(ts, rw, kind, CALLER_IP(),              \
+					 kind == HELD_RWLOCK_READ && !read_relock_blocks(rw)); \
 	return ret
 
 int pthread_rwlock_rdlock(pthread_rwlock_t *rw)

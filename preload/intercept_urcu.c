@@ -59,6 +59,7 @@ static inline void urcu_wait_for_readers(enum rcu_flavor f, void (*real)(void), 
 	}
 	if (unlikely(ts->nr_readers) && held_reader_on(ts, f))
 		print_illegal_sync(ts, ip, what);
+	rcu_grace_period_wait(ts, f, NULL, ip);
 	ts->in_urcu++;
 	real();
 	ts->in_urcu--;

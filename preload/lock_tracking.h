@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include "thread_state.h"
 #include "checks.h"
+#include "lock_graph.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -20,14 +21,30 @@ static inline int mutex_relock_would_block(const pthread_mutex_t *m)
 	return type != PTHREAD_MUTEX_RECURSIVE && type != PTHREAD_MUTEX_ERRORCHECK;
 }
 
+/* The class of the lock about to be taken, with the nesting annotation the
+ * header may have set for this one acquisition. */
+static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const void *lock)
+{
+	uint32_t generation;
+	uint32_t class_id = lock_class_of(lock, &generation);
+	if (unlikely(ts->next_subclass)) {
+		class_id = lock_class_nested(class_id, ts->next_subclass);
+		ts->next_subclass = 0;
+	}
+	return class_id;
+}
+
 /* Before a blocking acquisition: if this thread already holds the same
  * lock in a way that makes the call block forever, say so now, because the
- * call will never return to let us say it later. */
-static inline void lock_before_blocking(struct thread_state *ts, const void *lock,
-					enum held_kind kind, uintptr_t ip, int relock_blocks)
+ * call will never return to let us say it later; then the lock-order
+ * validator, also before the call, so a real deadlock is explained before
+ * it hangs. Returns the class, for lock_acquired(). */
+static inline uint32_t lock_before_blocking(struct thread_state *ts, const void *lock,
+					    enum held_kind kind, uintptr_t ip, int relock_blocks)
 {
-	if (likely(ts->nr_locks == 0))
-		return;
+	uint32_t class_id = lock_class_for_acquire(ts, lock);
+	if (likely(ts->nr_locks == 0 && !ts->nr_readers && !qsbr_thread_is_reader(ts)))
+		return class_id;
 	unsigned mask;
 	switch (kind) {
 	case HELD_RWLOCK_WRITE:   /* write behind our own read blocks; write
@@ -42,17 +59,28 @@ static inline void lock_before_blocking(struct thread_state *ts, const void *loc
 		mask = relock_blocks ? KIND_BIT(kind) : 0;
 		break;
 	}
-	if (!mask)
-		return;
-	int i = held_lock_find(ts, lock, mask);
-	if (unlikely(i >= 0))
-		print_recursive_locking(ts, ip, lock, kind, i);
+	if (mask && ts->nr_locks) {
+		int i = held_lock_find(ts, lock, mask);
+		if (unlikely(i >= 0))
+			print_recursive_locking(ts, ip, lock, kind, i);
+	}
+	int read = kind == HELD_RWLOCK_READ && !relock_blocks;
+	lock_graph_acquire(ts, lock, class_id, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK, ip);
+	return class_id;
 }
 
 static inline void lock_acquired(struct thread_state *ts, const void *lock, enum held_kind kind,
-				 uintptr_t ip, int trylock)
+				 uintptr_t ip, int trylock, uint32_t class_id, int read_recursive)
 {
-	held_lock_push(ts, lock, kind, ip, trylock);
+	held_lock_push(ts, lock, kind, ip, trylock, class_id, read_recursive);
+}
+
+/* A trylock cannot block, so it adds no edge into the lock; it is held
+ * afterwards and later acquisitions depend on it. */
+static inline void lock_acquired_by_trylock(struct thread_state *ts, const void *lock,
+					    enum held_kind kind, uintptr_t ip, int read_recursive)
+{
+	held_lock_push(ts, lock, kind, ip, 1, lock_class_for_acquire(ts, lock), read_recursive);
 }
 
 /* Release: the innermost entry for the lock goes; a lock we never saw
@@ -102,7 +130,7 @@ struct mutex_wait_frame {
 };
 
 static inline void mutex_wait_begin(struct mutex_wait_frame *f, struct thread_state *ts,
-				    const void *mutex)
+				    const void *mutex, uintptr_t ip)
 {
 	f->ts = ts;
 	int i = held_lock_find(ts, mutex, KIND_BIT(HELD_MUTEX));
@@ -110,6 +138,9 @@ static inline void mutex_wait_begin(struct mutex_wait_frame *f, struct thread_st
 	if (f->was_held) {
 		f->entry = ts->held[i];
 		held_lock_remove(ts, i);
+		/* The wake-up takes the mutex again behind the locks still
+		 * held: validate that order now, before the wait. */
+		lock_graph_acquire(ts, mutex, f->entry.class_id, ACQUIRE_LOCK, ip);
 	}
 }
 
@@ -118,7 +149,8 @@ static inline void mutex_wait_end(void *arg)
 {
 	struct mutex_wait_frame *f = arg;
 	if (f->was_held)
-		lock_acquired(f->ts, f->entry.lock, HELD_MUTEX, f->entry.acquire_ip, f->entry.trylock);
+		lock_acquired(f->ts, f->entry.lock, HELD_MUTEX, f->entry.acquire_ip, f->entry.trylock,
+			      f->entry.class_id, 0);
 }
 
 /* The body of every condition-wait wrapper; `m` is the mutex argument. */
@@ -127,7 +159,7 @@ static inline void mutex_wait_end(void *arg)
 	if (unlikely(ts->in_tracer))                                             \
 		return call;                                                     \
 	struct mutex_wait_frame frame;                                           \
-	mutex_wait_begin(&frame, ts, m);                                         \
+	mutex_wait_begin(&frame, ts, m, CALLER_IP());                                         \
 	int ret;                                                                 \
 	pthread_cleanup_push(mutex_wait_end, &frame);                            \
 	ret = call;                                                              \

@@ -5,10 +5,22 @@
 
 #include "lock_tracking.h"
 
+/* The class of a read side: its flavor, or its SRCU domain. */
+static inline uint32_t rcu_read_class(enum rcu_flavor flavor, const void *domain)
+{
+	if (flavor == FLAVOR_srcu)
+		return lock_class_for_key((uintptr_t)domain, CLASS_SRCU, 0, NULL);
+	return rcu_flavor_class(flavor);
+}
+
+/* A read side is a recursive read acquisition of its class: it never
+ * waits, but what it holds afterwards orders against grace periods. */
 static inline void rcu_read_acquired(struct thread_state *ts, enum rcu_flavor flavor,
 				     enum rcu_flavor underlying, const void *domain, uintptr_t ip)
 {
-	if (held_lock_push(ts, domain, HELD_RCU_READ, ip, 0)) {
+	uint32_t class_id = rcu_read_class(flavor, domain);
+	lock_graph_acquire(ts, domain, class_id, ACQUIRE_RLOCK, ip);
+	if (held_lock_push(ts, domain, HELD_RCU_READ, ip, 0, class_id, 1)) {
 		struct held_lock *h = &ts->held[ts->depth - 1];
 		h->flavor = (uint8_t)flavor;
 		h->underlying = (uint8_t)underlying;
@@ -31,6 +43,15 @@ static inline void rcu_read_released(struct thread_state *ts, enum rcu_flavor fl
 	} else {
 		print_bad_unlock_balance(ts, ip, domain, flavor_lock_name[flavor]);
 	}
+}
+
+/* synchronize_rcu(), rcu_barrier(), synchronize_srcu(): a write acquisition
+ * and release of the flavor's class (the kernel's lock_sync()), so a lock
+ * held here that readers take inside their read side is a deadlock. */
+static inline void rcu_grace_period_wait(struct thread_state *ts, enum rcu_flavor flavor,
+					 const void *domain, uintptr_t ip)
+{
+	lock_graph_acquire(ts, domain, rcu_read_class(flavor, domain), ACQUIRE_SYNC, ip);
 }
 
 #endif

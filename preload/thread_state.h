@@ -27,6 +27,10 @@ struct held_lock {
 	uint8_t flavor;         /* HELD_RCU_READ: enum rcu_flavor */
 	uint8_t underlying;     /* HELD_RCU_READ: the liburcu flavor that really protects */
 	uint8_t trylock;        /* taken by a trylock: it never blocked */
+	uint8_t read_recursive; /* held for a read that never waits for other readers
+				   (RCU readers, reader-preferring rwlocks): lock-order rules */
+	uint8_t pad[3];
+	uint32_t class_id;      /* lock_classes.h; 0 when unknown */
 };
 
 struct thread_state {
@@ -43,6 +47,7 @@ struct thread_state {
 	 * program's liburcu flavor: that liburcu call is accounted by the header. */
 	int in_proxy;
 	int thread_ended;       /* the thread-end checks already ran */
+	unsigned next_subclass; /* nesting annotation for the next acquisition */
 	unsigned depth;         /* entries used in held[] */
 	unsigned untracked;     /* acquisitions dropped because held[] was full */
 	unsigned nr_locks;      /* entries that are locks, not read-side sections */
@@ -72,7 +77,7 @@ void held_lock_overflow(struct thread_state *ts);
 /* Records an acquisition. Returns 0 when held[] is full. Inline: every
  * lock wrapper does this, and a call would cost as much as the work. */
 static inline int held_lock_push(struct thread_state *ts, const void *lock, enum held_kind kind,
-				 uintptr_t ip, int trylock)
+				 uintptr_t ip, int trylock, uint32_t class_id, int read_recursive)
 {
 	if (__builtin_expect(ts->depth >= MAX_LOCK_DEPTH, 0)) {
 		held_lock_overflow(ts);
@@ -85,6 +90,8 @@ static inline int held_lock_push(struct thread_state *ts, const void *lock, enum
 	h->flavor = FLAVOR_NONE;
 	h->underlying = FLAVOR_NONE;
 	h->trylock = (uint8_t)trylock;
+	h->read_recursive = (uint8_t)read_recursive;
+	h->class_id = class_id;
 	if (kind == HELD_RCU_READ)
 		ts->nr_readers++;
 	else

@@ -1,0 +1,92 @@
+/* Lock classes, as kernel lockdep has them: what the lock-order validator
+ * reasons about instead of lock instances. A lock initialized with
+ * pthread_mutex_init() and friends belongs to the class of its init call
+ * site (all per-connection locks made in conn_new() are one class); a
+ * statically initialized lock is a class of its own (its address); each RCU
+ * flavor and SRCU domain is a class; annotations can name a class. */
+#ifndef LOCKDEP_RCU_LOCK_CLASSES_H
+#define LOCKDEP_RCU_LOCK_CLASSES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAX_LOCK_CLASSES 8192          /* class ids are 1..MAX_LOCK_CLASSES-1 */
+#define MAX_LOCK_INSTANCES (1u << 16)  /* lock addresses remembered (power of 2) */
+#define MAX_LOCK_SUBCLASSES 8          /* nesting annotations, as in the kernel */
+/* Instance map value of a lock the validator does not follow: in heap or
+ * stack memory, never initialized by a call, so it has no class (the
+ * kernel refuses such "non-static" locks too). */
+#define LOCK_CLASS_UNTRACKED 0xffffffffu
+
+enum class_key_kind {
+	CLASS_STATIC,      /* key: the lock's address (never initialized by a call) */
+	CLASS_INIT_SITE,   /* key: return address of the init call */
+	CLASS_RCU_FLAVOR,  /* key: enum rcu_flavor */
+	CLASS_SRCU,        /* key: the srcu_struct's address */
+	CLASS_NAMED,       /* key: the annotation's key address, with a name */
+};
+
+struct lock_class {
+	uintptr_t key;
+	uint8_t key_kind;      /* enum class_key_kind */
+	uint8_t subclass;
+	const char *name;      /* CLASS_NAMED only: the annotation's string */
+	uint32_t first_dependency;   /* lock_graph.c: head of the out-edge list */
+};
+
+extern struct lock_class lock_classes[MAX_LOCK_CLASSES];
+
+/* The class for a key, created on first use. 0 when the class table is
+ * full (the validator then ignores the lock and says so once). */
+uint32_t lock_class_for_key(uintptr_t key, enum class_key_kind kind, unsigned subclass,
+			    const char *name);
+
+/* The class of the lock at `lock`, and its instance generation (bumped at
+ * each init and destroy, so that a reused address is a new instance).
+ * Inline fast path: one probe of a lock-free hash table. */
+uint32_t lock_class_of_slow(const void *lock, uint32_t *generation);
+
+struct lock_instance {
+	uintptr_t lock;            /* 0: free slot */
+	uint64_t class_and_gen;    /* class id | generation << 32, one atomic word */
+};
+extern struct lock_instance lock_instances[MAX_LOCK_INSTANCES];
+
+static inline uint32_t lock_instance_hash(const void *lock)
+{
+	uint64_t h = (uint64_t)(uintptr_t)lock * 0x9E3779B97F4A7C15ull;
+	return (uint32_t)(h >> 40) & (MAX_LOCK_INSTANCES - 1);
+}
+
+static inline uint32_t lock_class_of(const void *lock, uint32_t *generation)
+{
+	const struct lock_instance *slot = &lock_instances[lock_instance_hash(lock)];
+	/* Paired with the release store in lock_class_set(). */
+	if (__builtin_expect(__atomic_load_n(&slot->lock, __ATOMIC_ACQUIRE) == (uintptr_t)lock, 1)) {
+		uint64_t v = __atomic_load_n(&slot->class_and_gen, __ATOMIC_RELAXED);
+		if ((uint32_t)v) {
+			*generation = (uint32_t)(v >> 32);
+			return (uint32_t)v == LOCK_CLASS_UNTRACKED ? 0 : (uint32_t)v;
+		}
+	}
+	return lock_class_of_slow(lock, generation);
+}
+
+/* pthread_mutex_init() and friends at `site`: the lock joins that class. */
+void lock_class_init_instance(const void *lock, uintptr_t site);
+/* destroy: forget the class; a later static use of the address is new. */
+void lock_class_destroy_instance(const void *lock);
+/* lockdep_set_class_and_name()-style annotation. */
+void lock_class_set_named(const void *lock, const void *key, const char *name);
+/* The class `subclass` levels below `class_id` (nesting annotation). */
+uint32_t lock_class_nested(uint32_t class_id, unsigned subclass);
+
+/* "stats_lock", "conn_new+0x2a", "rcu_read_lock_memb", "name/1": for reports. */
+void lock_class_name(uint32_t class_id, char *buf, size_t size);
+
+/* fork: the registry's lock must not stay taken by a vanished thread. */
+void lock_classes_fork_prepare(void);
+void lock_classes_fork_parent(void);
+void lock_classes_fork_child(void);
+
+#endif

@@ -1,0 +1,92 @@
+/* The lock-order validator: kernel lockdep's dependency graph between lock
+ * classes, in userspace. Each blocking acquisition while other locks are
+ * held adds edges held-class -> new-class; an edge that closes a cycle is a
+ * possible deadlock. RCU read sides are recursive read acquisitions of their
+ * flavor's class, grace-period waits a write acquisition and release (the
+ * kernel's lock_sync()), so synchronize_rcu() under a lock that readers take
+ * is found like any ABBA. The cost is paid once per new chain of held
+ * classes: validated chains are remembered in a lock-free set. */
+#ifndef LOCKDEP_RCU_LOCK_GRAPH_H
+#define LOCKDEP_RCU_LOCK_GRAPH_H
+
+#include "thread_state.h"
+#include "lock_classes.h"
+
+#define MAX_LOCKDEP_EDGES 16384
+#define MAX_LOCKDEP_CHAINS (1u << 16)     /* power of two */
+#define MAX_INSTANCE_PAIRS (1u << 16)     /* power of two */
+#define DEPENDENCY_FRAMES 12
+
+/* How the new lock is taken. */
+enum acquire_op {
+	ACQUIRE_LOCK,    /* blocking, exclusive (or a read that waits for writers) */
+	ACQUIRE_RLOCK,   /* recursive read: never waits for other readers */
+	ACQUIRE_SYNC,    /* a grace-period wait: acquire and release at once */
+};
+
+/* The class of the liburcu flavor / header flavor, created on first use. */
+uint32_t rcu_flavor_class(enum rcu_flavor flavor);
+
+/* Whether the validator runs (option detect_deadlocks). */
+extern int lock_graph_enabled;
+
+/* The slow path: validate the chain with key `chain_key` (not yet in the
+ * validated set), and the same-class instance pairs. */
+void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
+			 enum acquire_op op, uintptr_t ip, uint64_t chain_key, int same_class);
+
+extern uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
+
+static inline int qsbr_thread_is_reader(const struct thread_state *ts)
+{
+	return ts->registered[FLAVOR_qsbr] == 1 && !ts->qsbr_offline;
+}
+
+static inline uint64_t chain_mix(uint64_t key, uint64_t v)
+{
+	key = (key ^ v) * 0x9E3779B97F4A7C15ull;
+	return key ^ (key >> 29);
+}
+
+static inline int chain_is_validated(uint64_t key)
+{
+	uint32_t h = (uint32_t)(key >> 40) & (MAX_LOCKDEP_CHAINS - 1);
+	for (uint32_t probe = 0; probe < 8; probe++) {
+		uint64_t cur = __atomic_load_n(&validated_chains[(h + probe) & (MAX_LOCKDEP_CHAINS - 1)],
+					       __ATOMIC_ACQUIRE);
+		if (cur == key)
+			return 1;
+		if (!cur)
+			return 0;
+	}
+	return 0;
+}
+
+/* Before acquiring `lock` of class_id: the held classes (and an online QSBR
+ * thread's implicit read side) each gain an edge to it. Inline fast path:
+ * nothing held, or a chain already validated, costs a hash and one probe. */
+static inline void lock_graph_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,
+				      enum acquire_op op, uintptr_t ip)
+{
+	int qsbr_reader = qsbr_thread_is_reader(ts);
+	if (!class_id || !lock_graph_enabled || (ts->depth == 0 && !qsbr_reader))
+		return;
+	uint64_t key = chain_mix(qsbr_reader ? 0x51 : 0x17, 0);
+	int same_class = 0;
+	for (unsigned i = 0; i < ts->depth; i++) {
+		const struct held_lock *h = &ts->held[i];
+		key = chain_mix(key, (uint64_t)h->class_id << 2 | (uint64_t)h->read_recursive << 1 | h->trylock);
+		same_class |= h->class_id == class_id && h->lock != lock;
+	}
+	key = chain_mix(key, (uint64_t)class_id << 3 | (uint64_t)op);
+	key |= 1;   /* 0 marks a free slot */
+	if (__builtin_expect(!same_class && chain_is_validated(key), 1))
+		return;
+	lock_graph_validate(ts, lock, class_id, op, ip, key, same_class);
+}
+
+void lock_graph_fork_prepare(void);
+void lock_graph_fork_parent(void);
+void lock_graph_fork_child(void);
+
+#endif
