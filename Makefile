@@ -58,9 +58,16 @@ $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
 $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
 	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) -o $@
 
-$(TOOL): $(TOOL_SRCS) $(wildcard tools/*.h)
+# The command shares the suppressions parser with the tracer.
+TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/suppressions.c preload/suppressions.h
+$(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) -o $@
+	$(CC) $(CFLAGS) $(WARN) -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/suppressions.c -o $@
+# The same under ASan/UBSan for the test suite; its tracer is the one in build/.
+TOOL_ASAN := $(BUILD)/tests/lockdep-rcu-asan
+$(TOOL_ASAN): $(TOOL_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -O1 -g $(WARN) $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/suppressions.c -o $@
 
 # ---- test targets ---------------------------------------------------------
 define flavored_target
@@ -89,11 +96,11 @@ $(BUILD)/tests/symbolize_target_nopie: tests/unit/symbolize_target.c preload/sym
 
 # Pure logic of the tracer (no interposing symbols), under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
-$(UNIT): $(UNIT_SRCS) preload/options.c preload/options.h
+$(UNIT): $(UNIT_SRCS) preload/options.c preload/options.h preload/suppressions.c preload/suppressions.h
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) preload/options.c -o $@ -lcriterion
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) preload/options.c preload/suppressions.c -o $@ -lcriterion
 
-TEST_DEPS := $(PRELOAD) $(TOOL) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
+TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
 
 test: $(TEST_DEPS)
 	$(UNIT) --jobs 2

@@ -1,0 +1,478 @@
+/* The lockdep-rcu command: --help and usage errors of every subcommand, and
+ * `run`. The tool under test is its ASan/UBSan build; every run of it is
+ * checked for sanitizer reports. Helpers used by test_cli_report.c and
+ * test_cli_stress.c are defined here (their prototypes are repeated there). */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+const char *cli_tool(void)
+{
+	static char path[4096];
+	snprintf(path, sizeof(path), "%s", build_path("tests/lockdep-rcu-asan"));
+	return path;
+}
+
+/* build/targets/<name>, in a buffer of its own (up to 8 live at once). */
+const char *cli_target(const char *name)
+{
+	static char paths[8][4096];
+	static int next;
+	char *p = paths[next++ % 8];
+	char rel[512];
+	snprintf(rel, sizeof(rel), "targets/%s", name);
+	snprintf(p, 4096, "%s", build_path(rel));
+	return p;
+}
+
+void cli_expect_sanitizer_clean(const struct run *r)
+{
+	cr_expect_null(strstr(r->err, "runtime error:"), "UBSan:\n%s", r->err);
+	cr_expect_null(strstr(r->err, "AddressSanitizer"), "ASan:\n%s", r->err);
+	cr_expect_null(strstr(r->err, "LeakSanitizer"), "LSan:\n%s", r->err);
+}
+
+/* Runs the tool with the arguments (NULL-terminated), env a NULL-terminated
+ * list of "K=V" for it (through env(1)) or NULL. */
+struct run cli_env(double timeout, const char *const *env, const char *arg, ...)
+{
+	const char *argv[128];
+	int n = 0;
+	if (env) {
+		argv[n++] = "/usr/bin/env";
+		for (; *env; env++)
+			argv[n++] = *env;
+	}
+	argv[n++] = cli_tool();
+	va_list ap;
+	va_start(ap, arg);
+	for (const char *a = arg; a && n < 127; a = va_arg(ap, const char *))
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	struct run_options o = { .timeout = timeout };
+	struct run r = run_program((char *const *)argv, &o);
+	cli_expect_sanitizer_clean(&r);
+	cr_expect_not(r.timed_out, "the tool itself hung: %s %s", argv[n > 1 ? 1 : 0], r.err);
+	return r;
+}
+
+char *cli_temp_dir(void)
+{
+	char *dir = strdup("/tmp/lockdep-rcu-cli.XXXXXX");
+	cr_assert(mkdtemp(dir));
+	return dir;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void cli_remove_dir(char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+}
+
+/* The whole file, NUL-terminated (malloc'd), or NULL. */
+char *cli_read(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)size + 1);
+	size_t n = fread(buf, 1, (size_t)size, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+void cli_write(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert(f, "%s", path);
+	cr_assert_eq(fwrite(text, 1, len, f), len);
+	fclose(f);
+}
+
+/* Files in dir whose names start with prefix. */
+int cli_count_files(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+/* ---- a JSON checker: recursive descent over RFC 8259, no values kept --------- */
+
+static const char *json_value(const char *p, int depth);
+
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *json_string_end(const char *p)
+{
+	if (*p != '"')
+		return NULL;
+	for (p++; *p != '"'; p++) {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\') {
+			p++;
+			if (*p == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i])
+						return NULL;
+				p += 4;
+			} else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+				return NULL;
+			}
+		}
+	}
+	return p + 1;
+}
+
+static const char *json_value(const char *p, int depth)
+{
+	p = json_ws(p);
+	if (depth > 64)
+		return NULL;
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		p = json_ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (close == '}') {
+				p = json_string_end(json_ws(p));
+				if (!p || *(p = json_ws(p)) != ':')
+					return NULL;
+				p++;
+			}
+			if (!(p = json_value(p, depth + 1)))
+				return NULL;
+			p = json_ws(p);
+			if (*p == close)
+				return p + 1;
+			if (*p != ',')
+				return NULL;
+			p++;
+		}
+	}
+	if (*p == '"')
+		return json_string_end(p);
+	if (!strncmp(p, "true", 4) || !strncmp(p, "null", 4))
+		return p + 4;
+	if (!strncmp(p, "false", 5))
+		return p + 5;
+	const char *start = p;
+	if (*p == '-')
+		p++;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p > start && p[-1] != '-' ? p : NULL;
+}
+
+int cli_json_valid(const char *text)
+{
+	const char *end = json_value(text, 0);
+	return end && *json_ws(end) == 0;
+}
+
+/* ---- --help and usage errors -------------------------------------------------- */
+
+Test(cli, help_for_every_subcommand)
+{
+	struct run r = cli_env(0, NULL, "--help", NULL);
+	cr_expect_eq(r.exit_code, 0);
+	cr_expect(strstr(r.out, "usage: lockdep-rcu COMMAND"), "%s", r.out);
+	run_free(&r);
+	const char *cmds[] = { "run", "report", "stress" };
+	for (int i = 0; i < 3; i++) {
+		r = cli_env(0, NULL, cmds[i], "--help", NULL);
+		char expected[64];
+		snprintf(expected, sizeof(expected), "usage: lockdep-rcu %s", cmds[i]);
+		cr_expect_eq(r.exit_code, 0, "%s --help", cmds[i]);
+		cr_expect(strstr(r.out, expected), "%s", r.out);
+		cr_expect(strstr(r.out, "Exit status"), "%s --help documents the exit status", cmds[i]);
+		run_free(&r);
+	}
+}
+
+Test(cli, usage_errors)
+{
+	struct { int status; const char *args[8]; const char *message; } cases[] = {
+		{ 2, { "frobnicate" }, "unknown command" },
+		{ 2, { "report", "--bogus", "x" }, "unknown option --bogus" },
+		{ 2, { "report" }, "no log or directory given" },
+		{ 2, { "report", "/nonexistent/logs" }, "/nonexistent/logs" },
+		{ 2, { "report", "--symbols" }, "needs a value" },
+		{ 2, { "stress", "-n", "0", "--", "/bin/true" }, "-n needs" },
+		{ 2, { "stress", "-j", "many", "--", "/bin/true" }, "-j needs" },
+		{ 2, { "stress", "--timeout", "-1", "--", "/bin/true" }, "--timeout needs" },
+		{ 2, { "stress", "--seed", "x", "--", "/bin/true" }, "--seed needs" },
+		{ 2, { "stress", "--seed", "2147483647", "-n", "2", "--", "/bin/true" }, "goes past 2147483647" },
+		{ 2, { "stress", "-n", "2" }, "no program given" },
+		{ 2, { "stress", "--", "/nonexistent/prog" }, "No such file" },
+		{ 125, { "run", "--bogus", "--", "/bin/true" }, "unknown option --bogus" },
+		{ 125, { "run" }, "no program given" },
+		{ 125, { "run", "--option", "novalue", "--", "/bin/true" }, "KEY=VALUE" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char **a = cases[i].args;
+		struct run r = cli_env(0, NULL, a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL);
+		cr_expect_eq(r.exit_code, cases[i].status, "%s %s: %d\n%s", a[0], a[1] ? a[1] : "", r.exit_code, r.err);
+		cr_expect(strstr(r.err, cases[i].message), "%s %s: '%s' not in:\n%s", a[0], a[1] ? a[1] : "",
+			  cases[i].message, r.err);
+		run_free(&r);
+	}
+}
+
+Test(cli, version_is_the_tracers)
+{
+	struct run v = cli_env(0, NULL, "--version", NULL);
+	struct run_options o = { .preload = 1 };
+	struct run t = run_target("cli_misc", "memb", "bug", &o);
+	char version[32] = "";
+	const char *line = strstr(t.err, "\nlockdep-rcu ");
+	cr_assert(line, "%s", t.err);
+	sscanf(line + 1, "lockdep-rcu %31[^,]", version);
+	char expected[64];
+	snprintf(expected, sizeof(expected), "lockdep-rcu %s\n", version);
+	cr_expect_str_eq(v.out, expected, "tools/version.h and preload/report.h disagree");
+	run_free(&v);
+	run_free(&t);
+}
+
+/* ---- run ----------------------------------------------------------------------- */
+
+Test(cli, run_logs_one_file_per_process_children_included)
+{
+	char *dir = cli_temp_dir();
+	struct run r = cli_env(0, NULL, "run", "-o", dir, "--", cli_target("cli_misc.memb"), "family", NULL);
+	cr_expect_eq(r.exit_code, 66, "%s", r.err);
+	cr_expect(strstr(r.out, "child 42") && strstr(r.out, "after exec 42") && strstr(r.out, "parent 42"),
+		  "%s", r.out);
+	cr_expect(strstr(r.err, "3 reports in 3 logs"), "%s", r.err);
+	cr_expect_eq(cli_count_files(dir, "lockdep-rcu."), 4, "3 logs and the run record");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	const char *sites[] = { "read_unprotected+", "read_unprotected_in_child+", "read_unprotected_after_exec+" };
+	int found[3] = { 0 };
+	while ((e = readdir(d))) {
+		if (!strstr(e->d_name, ".log"))
+			continue;
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		char *log = cli_read(path);
+		cr_expect_eq(splat_count(log), 1, "one report per process:\n%s", log);
+		char pid_line[64];
+		snprintf(pid_line, sizeof(pid_line), "pid %d\n", atoi(strchr(e->d_name, '.') + 1));
+		cr_expect(strstr(log, pid_line), "the log of pid %s holds its own report", e->d_name);
+		for (int i = 0; i < 3; i++) {
+			char top[128];
+			snprintf(top, sizeof(top), "Call Trace:\n %s", sites[i]);
+			found[i] += strstr(log, top) != NULL;
+		}
+		free(log);
+	}
+	closedir(d);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(found[i], 1, "%s: parent, forked child, and executed child each log", sites[i]);
+	char record[4200];
+	snprintf(record, sizeof(record), "%s/lockdep-rcu.run", dir);
+	char *rec = cli_read(record);
+	cr_assert(rec);
+	cr_expect(strstr(rec, "program /") && strstr(rec, "cli_misc.memb\n"), "%s", rec);
+	cr_expect(strstr(rec, "result exit 66\n"), "%s", rec);
+	free(rec);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+Test(cli, run_exit_status)
+{
+	struct { const char *scenario; const char *option; int status; } cases[] = {
+		{ "exit3", NULL, 3 },                  /* the program's own */
+		{ "clean", NULL, 0 },
+		{ "bug", NULL, 66 },                   /* the tracer's exitcode */
+		{ "bug", "exitcode=9", 9 },
+		{ "bug", "exitcode=0", 0 },            /* 0 keeps the program's own */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = cases[i].option ?
+			cli_env(0, NULL, "run", "--option", cases[i].option, "--", cli_target("cli_misc.memb"),
+				cases[i].scenario, NULL) :
+			cli_env(0, NULL, "run", "--", cli_target("cli_misc.memb"), cases[i].scenario, NULL);
+		cr_expect_eq(r.exit_code, cases[i].status, "%s %s:\n%s", cases[i].scenario,
+			     cases[i].option ? cases[i].option : "", r.err);
+		run_free(&r);
+	}
+}
+
+Test(cli, run_a_report_in_a_child_process_sets_the_status_with_o)
+{
+	struct run r = cli_env(0, NULL, "run", "--", cli_target("cli_misc.memb"), "child-only", NULL);
+	cr_expect_eq(r.exit_code, 0, "without logs only the parent's status is known:\n%s", r.err);
+	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
+	run_free(&r);
+	char *dir = cli_temp_dir();
+	r = cli_env(0, NULL, "run", "-o", dir, "--", cli_target("cli_misc.memb"), "child-only", NULL);
+	cr_expect_eq(r.exit_code, 66, "the child's log counts:\n%s", r.err);
+	cr_expect(strstr(r.out, "parent clean"), "%s", r.out);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+Test(cli, run_a_program_killed_by_a_signal)
+{
+	char *dir = cli_temp_dir();
+	struct run r = cli_env(0, NULL, "run", "-o", dir, "--", cli_target("cli_misc.memb"), "crash", NULL);
+	cr_expect_eq(r.exit_code, 128 + 11, "%s", r.err);
+	cr_expect(strstr(r.err, "was killed by signal 11 (Segmentation fault)"), "%s", r.err);
+	char record[4200];
+	snprintf(record, sizeof(record), "%s/lockdep-rcu.run", dir);
+	char *rec = cli_read(record);
+	cr_expect(rec && strstr(rec, "result signal 11\n"), "%s", rec ? rec : "(none)");
+	free(rec);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+Test(cli, run_passes_options_and_keeps_ld_preload)
+{
+	char *dir = cli_temp_dir();
+	char supp[4200], expected[8400];
+	snprintf(supp, sizeof(supp), "%s/supp.txt", dir);
+	cli_write(supp, "bad_unlock:f\n", 13);
+	/* ASan wants to come first in LD_PRELOAD: the tool itself is not preloaded */
+	const char *env[] = { "LD_PRELOAD=libm.so.6", "ASAN_OPTIONS=verify_asan_link_order=0",
+			      "LOCKDEP_RCU_OPTIONS=max_frames=5", NULL };
+	struct run r = cli_env(0, env, "run", "--option", "exitcode=0", "--suppressions", supp, "--",
+			       cli_target("cli_misc.memb"), "env", NULL);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	char tracer[4096];
+	cr_assert(realpath(build_path("liblockdep-rcu.so"), tracer));
+	snprintf(expected, sizeof(expected), "LD_PRELOAD=%s:libm.so.6\n", tracer);
+	cr_expect(strstr(r.out, expected), "expected %s in:\n%s", expected, r.out);
+	snprintf(expected, sizeof(expected), "LOCKDEP_RCU_OPTIONS=max_frames=5:exitcode=0:suppressions=%s\n", supp);
+	cr_expect(strstr(r.out, expected), "the user's options first, ours after:\nexpected %s in:\n%s", expected,
+		  r.out);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+Test(cli, run_program_not_found_or_not_executable)
+{
+	struct run r = cli_env(0, NULL, "run", "--", "/nonexistent/prog", NULL);
+	cr_expect_eq(r.exit_code, 127);
+	cr_expect(strstr(r.err, "lockdep-rcu run: /nonexistent/prog: No such file or directory"), "%s", r.err);
+	run_free(&r);
+	r = cli_env(0, NULL, "run", "--", "no-such-command-lockdep-rcu", NULL);
+	cr_expect_eq(r.exit_code, 127);
+	cr_expect(strstr(r.err, "no-such-command-lockdep-rcu: command not found"), "%s", r.err);
+	run_free(&r);
+	r = cli_env(0, NULL, "run", "--", "tests/harness.h", NULL);
+	cr_expect_eq(r.exit_code, 126);
+	cr_expect(strstr(r.err, "not executable"), "%s", r.err);
+	run_free(&r);
+}
+
+Test(cli, run_refuses_a_statically_linked_program)
+{
+	char *dir = cli_temp_dir();
+	char src[4200], bin[4200], pie[4200], *cmd;
+	snprintf(src, sizeof(src), "%s/s.c", dir);
+	snprintf(bin, sizeof(bin), "%s/static-prog", dir);
+	snprintf(pie, sizeof(pie), "%s/static-pie-prog", dir);
+	static const char text[] = "#include <stdio.h>\nint main(void) { puts(\"ran\"); return 0; }\n";
+	cli_write(src, text, sizeof(text) - 1);
+	cr_assert(asprintf(&cmd, "cc -static -o '%s' '%s' && cc -static-pie -o '%s' '%s'", bin, src, pie, src) > 0);
+	cr_assert_eq(system(cmd), 0, "a static libc is needed for this test");
+	free(cmd);
+	const char *progs[] = { bin, pie };
+	for (int i = 0; i < 2; i++) {
+		struct run r = cli_env(0, NULL, "run", "--", progs[i], NULL);
+		cr_expect_eq(r.exit_code, 125, "%s", r.err);
+		cr_expect(strstr(r.err, "is statically linked"), "%s", r.err);
+		cr_expect(strstr(r.err, "LD_PRELOAD cannot work there"), "%s", r.err);
+		cr_expect_str_empty(r.out, "refused before it runs: %s", r.out);
+		run_free(&r);
+	}
+	struct run r = cli_env(0, NULL, "stress", "-n", "1", "--", bin, NULL);
+	cr_expect_eq(r.exit_code, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "is statically linked"), "%s", r.err);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+Test(cli, run_without_the_tracer_library)
+{
+	const char *env[] = { "LOCKDEP_RCU_PRELOAD=/nonexistent/liblockdep-rcu.so", NULL };
+	struct run r = cli_env(0, env, "run", "--", "/bin/true", NULL);
+	cr_expect_eq(r.exit_code, 125);
+	cr_expect(strstr(r.err, "LOCKDEP_RCU_PRELOAD=/nonexistent/liblockdep-rcu.so cannot be read"), "%s", r.err);
+	run_free(&r);
+
+	/* The installed layout with nothing installed: a copy of the command
+	 * alone in a directory. */
+	if (access("/usr/local/lib/lockdep-rcu/liblockdep-rcu.so", F_OK) == 0) {
+		cr_log_warn("lockdep-rcu is installed in /usr/local: the copy would find it");
+		return;
+	}
+	char *dir = cli_temp_dir();
+	char copy[4200], cmd[9000];
+	snprintf(copy, sizeof(copy), "%s/lockdep-rcu", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", build_path("lockdep-rcu"), copy);
+	cr_assert_eq(system(cmd), 0);
+	char *argv[] = { copy, "run", "--", "/bin/true", NULL };
+	struct run_options o = { 0 };
+	r = run_program(argv, &o);
+	cr_expect_eq(r.exit_code, 125);
+	cr_expect(strstr(r.err, "cannot find the tracer library liblockdep-rcu.so"), "%s", r.err);
+	cr_expect(strstr(r.err, "LOCKDEP_RCU_PRELOAD"), "the message says how to fix it: %s", r.err);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+Test(cli, run_checks_the_suppressions_file_first)
+{
+	char *dir = cli_temp_dir();
+	char supp[4200];
+	snprintf(supp, sizeof(supp), "%s/supp.txt", dir);
+	static const char text[] = "# ok\nsuspicious_rcu:read_*\nrace:foo\n";
+	cli_write(supp, text, sizeof(text) - 1);
+	struct run r = cli_env(0, NULL, "run", "--suppressions", supp, "--", cli_target("cli_misc.memb"), "bug", NULL);
+	char expected[4300];
+	snprintf(expected, sizeof(expected), "lockdep-rcu run: %s:3: unknown kind", supp);
+	cr_expect_eq(r.exit_code, 125);
+	cr_expect(strstr(r.err, expected), "%s", r.err);
+	cr_expect_str_empty(r.out, "the program did not run");
+	run_free(&r);
+	cli_remove_dir(dir);
+}

@@ -1,0 +1,349 @@
+/* lockdep-rcu report: grouping across runs and processes, symbolization of
+ * module+offset frames, JSON, suppressions, and logs that are not logs. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+
+/* Defined in test_cli.c. */
+const char *cli_target(const char *name);
+struct run cli_env(double timeout, const char *const *env, const char *arg, ...);
+char *cli_temp_dir(void);
+void cli_remove_dir(char *dir);
+char *cli_read(const char *path);
+void cli_write(const char *path, const char *text, size_t len);
+int cli_json_valid(const char *text);
+
+/* `lockdep-rcu run -o dir/name -- program args...`, expected to report. */
+static void run_into(const char *dir, const char *name, const char *program, const char *arg)
+{
+	char out[4200];
+	snprintf(out, sizeof(out), "%s/%s", dir, name);
+	struct run r = cli_env(0, NULL, "run", "-o", out, "--", program, arg, NULL);
+	cr_assert_eq(r.exit_code, 66, "%s", r.err);
+	run_free(&r);
+}
+
+static int number_after(const char *text, const char *prefix)
+{
+	const char *p = strstr(text, prefix);
+	return p ? atoi(p + strlen(prefix)) : -1;
+}
+
+Test(cli, report_groups_the_same_bug_across_runs_and_processes)
+{
+	char *dir = cli_temp_dir();
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "run%d", i);
+		run_into(dir, name, cli_target("demo_buggy_cache.memb"), NULL);
+	}
+	struct run r = cli_env(0, NULL, "report", dir, NULL);
+	cr_expect_eq(r.exit_code, 1, "%s", r.err);
+	cr_expect(strstr(r.out, "lockdep-rcu report: 3 bugs (9 reports) in 3 of 3 runs, 3 processes, 3 logs\n"),
+		  "%s", r.out);
+	cr_expect_eq(splat_count(r.out), 3, "one full representative per bug:\n%s", r.out);
+	cr_expect_eq(count_of(r.out, "3 reports in 3 of 3 runs, 3 processes"), 3, "%s", r.out);
+	/* different pids and thread ids, the thread-end report's title included */
+	cr_expect_eq(count_of(r.out, "still has locks held!\n   (update_lock){mutex} held, taken at failing_updater"), 1,
+		     "%s", r.out);
+	cr_expect(strstr(r.out, "demo_buggy_cache.c:19 suspicious rcu_dereference() usage!"), "%s", r.out);
+	cr_expect_str_empty(r.err, "no notes about good logs: %s", r.err);
+	run_free(&r);
+
+	/* the same logs named one by one (run = the log's directory) */
+	char log_glob[4200], cmd[9000];
+	snprintf(log_glob, sizeof(log_glob), "%s/run*/lockdep-rcu.*.log", dir);
+	snprintf(cmd, sizeof(cmd), "ls %s > %s/list", log_glob, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/list", dir);
+	char *list = cli_read(cmd);
+	char *logs[3] = { strtok(list, "\n"), strtok(NULL, "\n"), strtok(NULL, "\n") };
+	cr_assert(logs[2]);
+	r = cli_env(0, NULL, "report", logs[0], logs[1], logs[2], NULL);
+	cr_expect(strstr(r.out, "3 bugs (9 reports) in 3 of 3 runs"), "%s", r.out);
+	run_free(&r);
+	free(list);
+	cli_remove_dir(dir);
+}
+
+Test(cli, report_most_frequent_first)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "a", cli_target("cli_misc.memb"), "bug");
+	run_into(dir, "b", cli_target("cli_misc.memb"), "bug");
+	run_into(dir, "c", cli_target("demo_buggy_cache.memb"), NULL);
+	struct run r = cli_env(0, NULL, "report", dir, NULL);
+	const char *first = strstr(r.out, "\n#1 "), *second = strstr(r.out, "\n#2 ");
+	cr_assert(first && second, "%s", r.out);
+	char *block = strndup(first, (size_t)(second - first));
+	cr_expect(strstr(block, "2 reports in 2 of 3 runs, 2 processes"), "the bug of two runs comes first:\n%s", r.out);
+	cr_expect(strstr(block, "Call Trace:\n read_unprotected+"), "%s", block);
+	free(block);
+	cr_expect_eq(count_of(r.out, "1 report in 1 of 3 runs"), 3, "%s", r.out);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+Test(cli, report_nothing_found_exits_0)
+{
+	char *dir = cli_temp_dir();
+	char out[4200];
+	snprintf(out, sizeof(out), "%s/clean", dir);
+	struct run r = cli_env(0, NULL, "run", "-o", out, "--", cli_target("cli_misc.memb"), "clean", NULL);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	run_free(&r);
+	r = cli_env(0, NULL, "report", dir, NULL);
+	cr_expect_eq(r.exit_code, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "lockdep-rcu report: nothing found in 0 logs of 1 run\n"), "%s", r.out);
+	run_free(&r);
+	r = cli_env(0, NULL, "report", "--json", dir, NULL);
+	cr_expect_eq(r.exit_code, 0);
+	cr_expect(cli_json_valid(r.out), "%s", r.out);
+	cr_expect(strstr(r.out, "\"bugs\": 0,"), "%s", r.out);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+/* A stripped copy runs and logs "0xADDR [demo+0xoff]" frames; the report
+ * names them with addr2line from the unstripped copy (--symbols), and then
+ * groups them with the logs of the unstripped program. */
+Test(cli, report_symbolizes_module_offset_frames)
+{
+	char *dir = cli_temp_dir();
+	char *cmd, full[4200], stripped[4200];
+	snprintf(full, sizeof(full), "%s/full", dir);
+	snprintf(stripped, sizeof(stripped), "%s/stripped", dir);
+	cr_assert(asprintf(&cmd, "mkdir '%s' '%s' && cp '%s' '%s/demo' && cp '%s' '%s/demo' && strip '%s/demo'",
+			   full, stripped, cli_target("demo_buggy_cache.memb"), full,
+			   cli_target("demo_buggy_cache.memb"), stripped, stripped) > 0);
+	cr_assert_eq(system(cmd), 0);
+	free(cmd);
+	char program[4300];
+	snprintf(program, sizeof(program), "%s/demo", stripped);
+	run_into(dir, "logs-stripped", program, NULL);
+	char logs[4300];
+	snprintf(logs, sizeof(logs), "%s/logs-stripped", dir);
+
+	struct run r = cli_env(0, NULL, "report", "--no-symbolize", logs, NULL);
+	cr_expect(strstr(r.out, "\n 0x") && strstr(r.out, " [demo+0x"), "%s", r.out);
+	cr_expect_null(strstr(r.out, "route_stats"), "%s", r.out);
+	run_free(&r);
+
+	r = cli_env(0, NULL, "report", "--symbols", full, logs, NULL);
+	cr_expect_eq(r.exit_code, 1);
+	cr_expect(strstr(r.out, "\n route_stats [demo+0x"), "%s", r.out);
+	cr_expect(strstr(r.out, "demo_buggy_cache.c:19\n main [demo+0x"), "%s", r.out);
+	cr_expect(strstr(r.out, "\n#2 WARNING: suspicious RCU usage\n   tests/targets/demo_buggy_cache.c:19 suspicious"),
+		  "the site line is named too:\n%s", r.out);
+	cr_expect(strstr(r.out, "taken at failing_updater [demo+0x"), "%s", r.out);
+	run_free(&r);
+
+	program[0] = 0;
+	snprintf(program, sizeof(program), "%s/demo", full);
+	run_into(dir, "logs-full", program, NULL);
+	r = cli_env(0, NULL, "report", "--symbols", full, dir, NULL);
+	cr_expect(strstr(r.out, "lockdep-rcu report: 3 bugs (6 reports) in 2 of 2 runs"), "%s", r.out);
+	cr_expect_eq(count_of(r.out, "2 reports in 2 of 2 runs"), 3,
+		     "symbolized here or by the tracer, the same bug:\n%s", r.out);
+	run_free(&r);
+
+	/* without --symbols the stripped module is found (the run record names
+	 * it) but has no symbols: the frames stay, and nothing breaks */
+	r = cli_env(0, NULL, "report", logs, NULL);
+	cr_expect_eq(r.exit_code, 1);
+	cr_expect(strstr(r.out, "[demo+0x"), "%s", r.out);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+static const char weird_splat[] =
+	"\n=====\nWARNING: \"quoted\" \\ title \xff\xfe \x1b[31m tab\there\n"
+	"lockdep-rcu 0.1, pid 77\n-----\nsite \xc3\xa9 \xed\xa0\x80 ok\n\nstack backtrace:\n"
+	"Call Trace:\n f+0x1/0x2 [m] a.c:1\n";
+
+Test(cli, report_json_is_one_valid_document)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "r1", cli_target("demo_buggy_cache.memb"), NULL);
+	struct run r = cli_env(0, NULL, "report", "--json", dir, NULL);
+	cr_expect_eq(r.exit_code, 1);
+	cr_expect(cli_json_valid(r.out), "%s", r.out);
+	cr_expect_eq(number_after(r.out, "\"bugs\": "), 3, "%s", r.out);
+	cr_expect_eq(number_after(r.out, "\"runs\": "), 1, "%s", r.out);
+	cr_expect_eq(count_of(r.out, "\"title\": \"WARNING: suspicious RCU usage\""), 2, "%s", r.out);
+	cr_expect(strstr(r.out, "\"kind\": \"locks_held_at_exit\""), "%s", r.out);
+	cr_expect(strstr(r.out, "\"function\": \"route_stats\""), "%s", r.out);
+	cr_expect(strstr(r.out, "\"splat\": \"\\n=") || strstr(r.out, "\"splat\": \"="), "%s", r.out);
+	run_free(&r);
+
+	/* quotes, backslashes, control characters and invalid UTF-8 in a log */
+	char weird[4200];
+	snprintf(weird, sizeof(weird), "%s/r1/weird.log", dir);
+	cli_write(weird, weird_splat, sizeof(weird_splat) - 1);
+	r = cli_env(0, NULL, "report", "--json", dir, NULL);
+	cr_expect(cli_json_valid(r.out), "%s", r.out);
+	cr_expect(strstr(r.out, "\\\"quoted\\\" \\\\ title \\ufffd\\ufffd \\u001b[31m tab\\there"), "%s", r.out);
+	cr_expect(strstr(r.out, "site \xc3\xa9 \\ufffd\\ufffd\\ufffd ok"), "valid UTF-8 kept, a surrogate replaced:\n%s",
+		  r.out);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+/* Deterministic garbage: the same bytes in every run of the test. */
+static void random_bytes(char *buf, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (char)(seed >> 16);
+	}
+}
+
+Test(cli, report_survives_logs_that_are_not_logs, .timeout = 60)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "good", cli_target("demo_buggy_cache.memb"), NULL);
+	char goodlog[4300], cmd[9000];
+	snprintf(cmd, sizeof(cmd), "ls %s/good/lockdep-rcu.*.log > %s/name", dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/name", dir);
+	char *name = cli_read(cmd);
+	*strchr(name, '\n') = 0;
+	snprintf(goodlog, sizeof(goodlog), "%s", name);
+	free(name);
+	char *good = cli_read(goodlog);
+	size_t good_len = strlen(good);
+	char bad[4300];
+	snprintf(bad, sizeof(bad), "%s/bad", dir);
+	mkdir(bad, 0755);
+	char path[4400];
+#define BAD(file) (snprintf(path, sizeof(path), "%s/%s", bad, file), path)
+	cli_write(BAD("empty.log"), "", 0);
+	static char noise[200000];
+	random_bytes(noise, sizeof(noise), 1);
+	cli_write(BAD("binary.log"), noise, sizeof(noise));
+	/* cut inside the second report's backtrace: the first one is kept */
+	const char *second = strstr(strstr(good, "Call Trace:") + 1, "Call Trace:");
+	cli_write(BAD("cut-in-frames.log"), good, (size_t)(second - good) + 30);
+	/* cut inside a header, and right after a rule */
+	const char *third_title = strstr(good, "\nBUG: ");
+	cli_write(BAD("cut-in-header.log"), good, (size_t)(third_title - good) + 8);
+	cli_write(BAD("cut-after-call-trace.log"), good, (size_t)(second - good) + 12);
+	/* text that only looks like the start of reports */
+	static char rules[300000];
+	for (size_t i = 0; i + 1 < sizeof(rules); i += 31)
+		memcpy(rules + i, "==============================\n", 31 < sizeof(rules) - 1 - i ? 31 : sizeof(rules) - 1 - i);
+	cli_write(BAD("rules.log"), rules, strlen(rules));
+	static char line[3000000];
+	memset(line, 'x', sizeof(line) - 1);
+	cli_write(BAD("one-long-line.log"), line, sizeof(line) - 1);
+	/* printable garbage mixed into a real log */
+	struct { const char *name; size_t at; } mixes[] = { { "mixed1.log", 100 }, { "mixed2.log", 900 } };
+	for (int i = 0; i < 2; i++) {
+		char *m = malloc(good_len + 5000);
+		memcpy(m, good, mixes[i].at);
+		static const char pieces[] = " =-\nWARNING: Call Trace:lockdep-rcu 0.1, pid 9\n";
+		for (int k = 0; k < 5000; k++)
+			m[mixes[i].at + (size_t)k] = pieces[(size_t)(k * 7) % (sizeof(pieces) - 1)];
+		memcpy(m + mixes[i].at + 5000, good + mixes[i].at, good_len - mixes[i].at);
+		cli_write(BAD(mixes[i].name), m, good_len + 5000);
+		free(m);
+	}
+	symlink(bad, BAD("loop"));   /* symbolic links are not followed */
+	mkfifo(BAD("fifo.log"), 0644);   /* nor special files read */
+
+	struct run r = cli_env(30, NULL, "report", bad, NULL);
+	cr_expect(r.exit_code == 0 || r.exit_code == 1, "%d: %s", r.exit_code, r.err);
+	cr_expect(strstr(r.err, "/bad/empty.log: empty file, skipped\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "/bad/binary.log: binary data, not a log: skipped\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "/bad/cut-in-frames.log: 1 report cut short (a process killed mid-report?), skipped; "
+			 "1 complete report read\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "/bad/cut-in-header.log: 1 report cut short"), "%s", r.err);
+	cr_expect(strstr(r.err, "/bad/cut-after-call-trace.log: 1 report cut short"), "%s", r.err);
+	cr_expect_null(strstr(r.err, "rules.log"), "rules alone are not a report: %s", r.err);
+	cr_expect_null(strstr(r.err, "one-long-line.log"), "%s", r.err);
+	cr_expect_null(strstr(r.err, "fifo"), "%s", r.err);
+	/* one line per note, each naming its file */
+	for (const char *l = r.err; *l; l = strchr(l, '\n') + 1)
+		cr_expect(!strncmp(l, "lockdep-rcu report: note: ", 26) && strstr(l, "/bad/"), "%.200s", l);
+	/* the good parts were read: the mixed logs keep their reports */
+	cr_expect(strstr(r.out, "route_stats+"), "%s", r.out);
+	run_free(&r);
+
+	/* only garbage: nothing found */
+	static const char *const cuts[] = { "mixed1.log", "mixed2.log", "cut-in-frames.log", "cut-in-header.log",
+					    "cut-after-call-trace.log" };
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
+		cr_assert_eq(unlink(BAD(cuts[i])), 0, "%s", path);
+	r = cli_env(30, NULL, "report", "--json", bad, NULL);
+	cr_expect_eq(r.exit_code, 0, "%s", r.out);
+	cr_expect(cli_json_valid(r.out), "%s", r.out);
+	cr_expect(strstr(r.out, "\"notes\": ["), "%s", r.out);
+	cr_expect(strstr(r.out, "empty file, skipped"), "%s", r.out);
+	run_free(&r);
+	free(good);
+	cli_remove_dir(dir);
+}
+
+Test(cli, report_applies_suppressions)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "r1", cli_target("demo_buggy_cache.memb"), NULL);
+	run_into(dir, "r2", cli_target("demo_buggy_cache.memb"), NULL);
+	char logs[4200], supp[4200];
+	snprintf(logs, sizeof(logs), "%s", dir);
+	snprintf(supp, sizeof(supp), "%s/supp.txt", dir);
+	/* in the walked directory, but not a log: skipped */
+	static const char one[] = "# the stats helper is being rewritten\nsuspicious_rcu:route_*\n";
+	cli_write(supp, one, sizeof(one) - 1);
+	struct run r = cli_env(0, NULL, "report", "--suppressions", supp, logs, NULL);
+	cr_expect_eq(r.exit_code, 1);
+	cr_expect(strstr(r.out, "lockdep-rcu report: 2 bugs (4 reports) in 2 of 2 runs, 2 processes, 2 logs; 2 suppressed\n"),
+		  "%s", r.out);
+	cr_expect_null(strstr(r.out, "route_stats"), "suppressed reports are not printed:\n%s", r.out);
+	run_free(&r);
+
+	/* every kind, by a frame of the stack or where a held lock was taken */
+	static const char all[] = "suspicious_rcu:route_stats\n*:late_worker\nlocks_held_at_exit:failing_?pdater\n";
+	cli_write(supp, all, sizeof(all) - 1);
+	r = cli_env(0, NULL, "report", "--json", "--suppressions", supp, logs, NULL);
+	cr_expect_eq(r.exit_code, 0, "all suppressed is nothing found:\n%s", r.out);
+	cr_expect(cli_json_valid(r.out), "%s", r.out);
+	cr_expect_eq(number_after(r.out, "\"bugs\": "), 0, "%s", r.out);
+	cr_expect_eq(number_after(r.out, "\"suppressed\": "), 6, "%s", r.out);
+	run_free(&r);
+
+	/* a kind that does not apply suppresses nothing */
+	static const char other[] = "bad_unlock:route_stats\n";
+	cli_write(supp, other, sizeof(other) - 1);
+	r = cli_env(0, NULL, "report", "--suppressions", supp, logs, NULL);
+	cr_expect(strstr(r.out, "3 bugs (6 reports)"), "%s", r.out);
+	cr_expect_null(strstr(r.out, "suppressed"), "%s", r.out);
+	run_free(&r);
+
+	static const char malformed[] = "suspicious_rcu:route_stats\n\nno colon here\n";
+	cli_write(supp, malformed, sizeof(malformed) - 1);
+	r = cli_env(0, NULL, "report", "--suppressions", supp, logs, NULL);
+	cr_expect_eq(r.exit_code, 2);
+	char expected[4300];
+	snprintf(expected, sizeof(expected), "lockdep-rcu report: %s:3: expected kind:pattern", supp);
+	cr_expect(strstr(r.err, expected), "%s", r.err);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+Test(cli, report_adds_what_the_tracer_suppressed)
+{
+	char *dir = cli_temp_dir();
+	char log[4200];
+	snprintf(log, sizeof(log), "%s/tracer.log", dir);
+	static const char text[] = "SUMMARY: lockdep-rcu: 1 report: 1 bad unlock balance; 4 suppressed\n";
+	cli_write(log, text, sizeof(text) - 1);
+	struct run r = cli_env(0, NULL, "report", dir, NULL);
+	cr_expect_eq(r.exit_code, 0);
+	cr_expect(strstr(r.out, "nothing found in 1 log of 1 run; 4 suppressed"), "%s", r.out);
+	run_free(&r);
+	cli_remove_dir(dir);
+}

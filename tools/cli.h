@@ -1,0 +1,29 @@
+/* The subcommands of lockdep-rcu and what they share. */
+#ifndef LOCKDEP_RCU_CLI_H
+#define LOCKDEP_RCU_CLI_H
+
+#include <stdio.h>
+#include "collect.h"
+
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_stress(int argc, char **argv);
+
+/* Exit statuses of report and stress (and of lockdep-rcu itself). */
+enum { EXIT_CLEAN = 0, EXIT_FOUND = 1, EXIT_USAGE = 2 };
+
+/* Matches argv[*i] against "--name VALUE" or "--name=VALUE" (or a short
+ * "-n VALUE"). Returns 1 and sets *value (advancing *i past a separate
+ * value), 0 when argv[*i] is another option, -1 when the value is missing. */
+int option_value(int argc, char **argv, int *i, const char *name, const char **value);
+
+/* Loads a suppressions file for the command named cmd; prints the error
+ * and returns -1 when it is malformed. */
+int load_suppressions(const char *cmd, const char *path);
+
+/* Prints the notes (stderr) and the report (stdout, text or JSON) of a
+ * finished collection; returns EXIT_FOUND when it holds unsuppressed
+ * splats, hangs or crashes, else EXIT_CLEAN. */
+int print_report(const char *cmd, const struct collection *c, int json);
+
+#endif

@@ -1,0 +1,144 @@
+/* lockdep-rcu report: group the splats of many logs into bugs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "render.h"
+#include "../preload/suppressions.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: lockdep-rcu report [--json] [--no-symbolize] [--symbols DIR]... [--suppressions FILE]\n"
+		"                          LOG-OR-DIR...\n"
+		"\n"
+		"Reads tracer logs (files, or directories walked recursively: every file but\n"
+		"*.out program output; lockdep-rcu.run records say how each run ended), groups\n"
+		"the reports that are the same bug (same title and site frames, whatever the\n"
+		"addresses, pids and thread names), and prints each bug once, most frequent\n"
+		"first, with how many runs and processes hit it and one full report.\n"
+		"Each directory holding logs is one run: what `run -o DIR` and each `stress`\n"
+		"run write.\n"
+		"\n"
+		"  --json               one JSON document on stdout instead of text\n"
+		"  --no-symbolize       leave \"0xADDR [module+0xoff]\" frames as they are\n"
+		"                       (default: addr2line names them where debug info exists)\n"
+		"  --symbols DIR        look for the modules named in frames in DIR first\n"
+		"                       (unstripped copies of stripped programs)\n"
+		"  --suppressions FILE  leave out reports matching FILE's kind:pattern rules;\n"
+		"                       they are counted as suppressed\n"
+		"\n"
+		"Unreadable, empty, binary or cut-short logs are skipped with a note on stderr.\n"
+		"Exit status: 0 nothing found, 1 reports (or hangs, crashes) found, 2 usage error.\n");
+}
+
+int option_value(int argc, char **argv, int *i, const char *name, const char **value)
+{
+	const char *arg = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(arg, name, n))
+		return 0;
+	if (arg[n] == '=' && name[1] == '-') {
+		*value = arg + n + 1;
+		return 1;
+	}
+	if (arg[n])
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*value = argv[++*i];
+	return 1;
+}
+
+int load_suppressions(const char *cmd, const char *path)
+{
+	char err[512];
+	if (suppressions_load(path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lockdep-rcu %s: %s\n", cmd, err);
+		return -1;
+	}
+	return 0;
+}
+
+int print_report(const char *cmd, const struct collection *c, int json)
+{
+	for (size_t i = 0; i < c->nnotes; i++)
+		fprintf(stderr, "lockdep-rcu %s: note: %s\n", cmd, c->notes[i]);
+	struct strbuf out = { 0 };
+	if (json)
+		render_json(c, &out);
+	else
+		render_text(c, &out);
+	fflush(stderr);
+	fwrite(out.s, 1, out.len, stdout);
+	fflush(stdout);
+	sb_free(&out);
+	return collection_bugs(c) || collection_hangs(c) || collection_crashes(c) ? EXIT_FOUND : EXIT_CLEAN;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	int json = 0;
+	struct collect_options o = { .symbolize = 1 };
+	const char **paths = xcalloc((size_t)argc + 1, sizeof(*paths));
+	size_t npaths = 0;
+	int status = EXIT_USAGE;
+	for (int i = 0; i < argc; i++) {
+		const char *v;
+		int r;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			status = EXIT_CLEAN;
+			goto out;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--no-symbolize")) {
+			o.symbolize = 0;
+		} else if ((r = option_value(argc, argv, &i, "--symbols", &v)) != 0) {
+			if (r < 0)
+				goto missing;
+			o.symbol_dirs = xrealloc(o.symbol_dirs, (o.nsymbol_dirs + 1) * sizeof(char *));
+			o.symbol_dirs[o.nsymbol_dirs++] = (char *)v;
+		} else if ((r = option_value(argc, argv, &i, "--suppressions", &v)) != 0) {
+			if (r < 0)
+				goto missing;
+			if (load_suppressions("report", v))
+				goto out;
+			o.use_suppressions = 1;
+		} else if (!strcmp(argv[i], "--")) {
+			while (++i < argc)
+				paths[npaths++] = argv[i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "lockdep-rcu report: unknown option %s\n", argv[i]);
+			usage(stderr);
+			goto out;
+		} else {
+			paths[npaths++] = argv[i];
+		}
+		continue;
+missing:
+		fprintf(stderr, "lockdep-rcu report: %s needs a value\n", argv[i]);
+		goto out;
+	}
+	if (!npaths) {
+		fprintf(stderr, "lockdep-rcu report: no log or directory given\n");
+		usage(stderr);
+		goto out;
+	}
+	struct collection c;
+	collection_init(&c);
+	for (size_t i = 0; i < npaths; i++)
+		if (collect_path(&c, paths[i]) < 0) {
+			fprintf(stderr, "lockdep-rcu report: %s: %s\n", paths[i], strerror(errno));
+			collection_free(&c);
+			goto out;
+		}
+	collection_finish(&c, &o);
+	status = print_report("report", &c, json);
+	collection_free(&c);
+out:
+	free(o.symbol_dirs);
+	free(paths);
+	return status;
+}

@@ -1,0 +1,331 @@
+/* lockdep-rcu run: one program under the tracer, its exit status passed on. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli.h"
+#include "launch.h"
+#include "logparse.h"
+#include "render.h"
+#include "runrec.h"
+
+/* run's own failures, as timeout(1) and env(1) do: 125 for our errors,
+ * 126 a program that cannot be executed, 127 one that is not found. */
+enum { RUN_FAILED = 125 };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: lockdep-rcu run [-o DIR] [--option KEY=VALUE]... [--suppressions FILE]\n"
+		"                       [--] PROGRAM [ARGS...]\n"
+		"\n"
+		"Runs PROGRAM with the tracer (liblockdep-rcu.so) preloaded; an LD_PRELOAD\n"
+		"already set is kept, and LOCKDEP_RCU_OPTIONS already set comes first.\n"
+		"Processes PROGRAM forks or executes are traced too (they inherit the\n"
+		"environment), unless they clear it.\n"
+		"\n"
+		"  -o DIR               one log per process, DIR/lockdep-rcu.PID.log, and a\n"
+		"                       run record DIR/lockdep-rcu.run; use one DIR per run\n"
+		"                       (lockdep-rcu report DIR reads them)\n"
+		"  --option KEY=VALUE   a tracer option (LOCKDEP_RCU_OPTIONS=help=1 lists them)\n"
+		"  --suppressions FILE  tracer option suppressions=FILE, checked first\n"
+		"\n"
+		"Exit status: the program's own; the tracer's exitcode (66 unless set) when\n"
+		"anything was reported (with -o, also when only a child process reported);\n"
+		"128+N when the program was killed by signal N; 125 when run itself failed\n"
+		"(no tracer library, a statically linked program, a usage error), 126 when\n"
+		"PROGRAM cannot be executed, 127 when it does not exist.\n");
+}
+
+/* ---- which logs of DIR this run wrote ------------------------------------- */
+
+struct snapshot {
+	char **names;
+	off_t *sizes;
+	size_t n, cap, sizes_cap;
+};
+
+static int is_log_name(const char *name)
+{
+	return strcmp(name, ".") && strcmp(name, "..") && strcmp(name, RUN_RECORD_NAME);
+}
+
+static void snapshot_take(struct snapshot *s, const char *dir)
+{
+	memset(s, 0, sizeof(*s));
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!is_log_name(e->d_name))
+			continue;
+		char *path = path_join(dir, e->d_name);
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			grow(&s->names, &s->cap, s->n + 1, sizeof(*s->names));
+			grow(&s->sizes, &s->sizes_cap, s->n + 1, sizeof(*s->sizes));
+			s->names[s->n] = xstrdup(e->d_name);
+			s->sizes[s->n++] = st.st_size;
+		}
+		free(path);
+	}
+	closedir(d);
+}
+
+static void snapshot_free(struct snapshot *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->sizes);
+}
+
+static void count_splat(const char *text, size_t len, void *ctx)
+{
+	(void)text;
+	(void)len;
+	++*(size_t *)ctx;
+}
+
+/* Reports written to DIR since the snapshot; *logs: how many logs had some. */
+static size_t new_reports(const char *dir, const struct snapshot *before, size_t *logs)
+{
+	struct snapshot after;
+	snapshot_take(&after, dir);
+	size_t total = 0;
+	*logs = 0;
+	for (size_t i = 0; i < after.n; i++) {
+		off_t from = 0;
+		for (size_t j = 0; j < before->n; j++)
+			if (!strcmp(before->names[j], after.names[i]) && before->sizes[j] <= after.sizes[i])
+				from = before->sizes[j];
+		if (from == after.sizes[i])
+			continue;
+		char *path = path_join(dir, after.names[i]);
+		char *buf;
+		size_t len;
+		int truncated;
+		if (read_file(path, MAX_LOG_BYTES, &buf, &len, &truncated) == 0) {
+			size_t n = 0;
+			struct log_callbacks cb = { count_splat, NULL };
+			struct log_scan scan;
+			if ((size_t)from < len && !log_looks_binary(buf + from, len - (size_t)from))
+				log_scan(buf + from, len - (size_t)from, &cb, &n, &scan);
+			total += n;
+			*logs += n > 0;
+			free(buf);
+		}
+		free(path);
+	}
+	snapshot_free(&after);
+	return total;
+}
+
+/* ---- signals: the terminal signals the program itself; others are passed on */
+
+static volatile pid_t child_pid;
+
+static void forward(int sig, siginfo_t *info, void *uctx)
+{
+	(void)uctx;
+	/* Ctrl-C and friends come from the terminal to the whole foreground
+	 * process group, the program included (si_code SI_KERNEL): only a
+	 * signal sent to us alone (kill, si_code <= 0) needs passing on. */
+	if (info->si_code <= 0 && child_pid > 0)
+		kill(child_pid, sig);
+}
+
+static void forward_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+struct run_args {
+	const char *dir;
+	struct strbuf options;
+	const char *suppressions;
+	char **program;           /* argv of the program */
+};
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+	int i = 0;
+	for (; i < argc; i++) {
+		const char *v;
+		int r;
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 1;
+		} else if ((r = option_value(argc, argv, &i, "-o", &v)) != 0) {
+			if (r < 0)
+				goto missing;
+			a->dir = v;
+		} else if ((r = option_value(argc, argv, &i, "--option", &v)) != 0) {
+			if (r < 0)
+				goto missing;
+			if (!strchr(v, '=')) {
+				fprintf(stderr, "lockdep-rcu run: --option needs KEY=VALUE, got '%s'\n", v);
+				return -1;
+			}
+			options_append(&a->options, v);
+		} else if ((r = option_value(argc, argv, &i, "--suppressions", &v)) != 0) {
+			if (r < 0)
+				goto missing;
+			a->suppressions = v;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "lockdep-rcu run: unknown option %s\n", argv[i]);
+			usage(stderr);
+			return -1;
+		} else {
+			break;
+		}
+		continue;
+missing:
+		fprintf(stderr, "lockdep-rcu run: %s needs a value\n", argv[i]);
+		return -1;
+	}
+	if (i >= argc) {
+		fprintf(stderr, "lockdep-rcu run: no program given\n");
+		usage(stderr);
+		return -1;
+	}
+	a->program = argv + i;
+	return 0;
+}
+
+static int wait_for(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a = { 0 };
+	const char *env_options = getenv("LOCKDEP_RCU_OPTIONS");
+	options_append(&a.options, env_options);   /* the user's first: ours override */
+	int r = parse_args(argc, argv, &a);
+	if (r) {
+		sb_free(&a.options);
+		return r > 0 ? 0 : RUN_FAILED;
+	}
+	int status = RUN_FAILED;
+	struct strbuf err = { 0 };
+	char *tracer = NULL, *program = NULL, *dir = NULL, *preload = NULL;
+	struct snapshot before = { 0 };
+	int code;
+	if (!(tracer = find_tracer(&err))) {
+		fprintf(stderr, "lockdep-rcu run: %s\n", err.s);
+		goto out;
+	}
+	if (!(program = resolve_program(a.program[0], &err, &code))) {
+		fprintf(stderr, "lockdep-rcu run: %s\n", err.s);
+		status = code;
+		goto out;
+	}
+	if (check_preloadable(program, tracer, &err)) {
+		fprintf(stderr, "lockdep-rcu run: %s\n", err.s);
+		goto out;
+	}
+	if (is_secure_exec(program))
+		fprintf(stderr, "lockdep-rcu run: warning: %s is setuid or setgid: the dynamic loader "
+			"ignores LD_PRELOAD for it, so it will not be traced\n", program);
+	if (a.suppressions) {
+		if (load_suppressions("run", a.suppressions))
+			goto out;
+		char *abs = path_absolute(a.suppressions);
+		char *kv = xasprintf("suppressions=%s", abs);
+		options_append(&a.options, kv);
+		free(kv);
+		free(abs);
+	}
+	if (a.dir) {
+		if (mkdir_p(a.dir)) {
+			fprintf(stderr, "lockdep-rcu run: cannot create %s: %s\n", a.dir, strerror(errno));
+			goto out;
+		}
+		/* absolute: children that chdir() still log here */
+		dir = path_absolute(a.dir);
+		char *kv = xasprintf("log_path=%s/lockdep-rcu.%%p.log", dir);
+		options_append(&a.options, kv);
+		free(kv);
+		snapshot_take(&before, dir);
+		struct run_record rec = { .program = program };
+		run_record_write(dir, &rec);
+	}
+	preload = compose_preload(tracer, getenv("LD_PRELOAD"));
+	struct spawn sp = {
+		.argv = a.program, .path = program, .preload = preload,
+		.options = a.options.len ? a.options.s : NULL, .out_fd = -1, .err_fd = -1,
+	};
+	forward_signals();
+	pid_t pid = spawn_program(&sp, &err);
+	if (pid < 0) {
+		fprintf(stderr, "lockdep-rcu run: %s\n", err.s);
+		status = 126;   /* resolve_program() found it: it is there but cannot run */
+		goto out;
+	}
+	child_pid = pid;
+	int ws;
+	if (wait_for(pid, &ws)) {
+		fprintf(stderr, "lockdep-rcu run: waitpid: %s\n", strerror(errno));
+		goto out;
+	}
+	struct run_record rec = { .program = program };
+	if (WIFSIGNALED(ws)) {
+		struct strbuf sig = { 0 };
+		render_signal(WTERMSIG(ws), &sig);
+		fprintf(stderr, "lockdep-rcu run: %s was killed by signal %s%s\n", a.program[0], sig.s,
+			WCOREDUMP(ws) ? ", core dumped" : "");
+		sb_free(&sig);
+		status = 128 + WTERMSIG(ws);
+		rec.result = RESULT_SIGNAL;
+		rec.value = WTERMSIG(ws);
+	} else {
+		status = WEXITSTATUS(ws);
+		rec.result = RESULT_EXIT;
+		rec.value = status;
+	}
+	if (dir) {
+		run_record_write(dir, &rec);
+		size_t logs;
+		size_t reports = new_reports(dir, &before, &logs);
+		int exitcode = options_exitcode(a.options.s);
+		/* A child process that reported cannot change the parent's status:
+		 * the logs can, as the tracer would have in a single process. */
+		if (reports && exitcode && WIFEXITED(ws))
+			status = exitcode;
+		if (reports)
+			fprintf(stderr, "lockdep-rcu run: %zu report%s in %zu log%s in %s (lockdep-rcu report %s "
+				"groups them)\n", reports, reports == 1 ? "" : "s", logs, logs == 1 ? "" : "s", dir, dir);
+	}
+out:
+	snapshot_free(&before);
+	free(tracer);
+	free(program);
+	free(dir);
+	free(preload);
+	sb_free(&err);
+	sb_free(&a.options);
+	return status;
+}

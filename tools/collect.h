@@ -1,0 +1,71 @@
+/* The report engine shared by `report` and `stress`: reads log files and
+ * run records, groups the splats, then symbolizes and applies suppressions.
+ * Runs: every directory holding logs or a run record is one run (what
+ * `run -o DIR` and each `stress` run write); processes: the pids in the
+ * splats' header lines, per run. Nothing here prints: problems with files
+ * become notes, which the commands print. */
+#ifndef LOCKDEP_RCU_COLLECT_H
+#define LOCKDEP_RCU_COLLECT_H
+
+#include <stddef.h>
+#include "group.h"
+#include "runrec.h"
+
+/* Bytes read of one log: enough for hundreds of thousands of splats. */
+#define MAX_LOG_BYTES (64u << 20)
+/* How deep directories are walked. */
+#define MAX_WALK_DEPTH 16
+
+struct run_info {
+	char *dir;
+	int has_record;
+	struct run_record record;
+	int reported;             /* an unsuppressed splat occurred (set by collection_finish) */
+};
+
+struct tracer_message {
+	char *line;               /* "lockdep-rcu: ignoring option ..." */
+	size_t logs;              /* in how many logs */
+};
+
+struct collection {
+	struct group_table groups;
+	struct run_info *runs;
+	size_t nruns, runs_cap, last_run;
+	size_t logs;              /* log files read */
+	size_t splats;            /* complete splats read */
+	unsigned long tracer_suppressed;   /* counted by the tracer in SUMMARY lines */
+	size_t suppressed;        /* splats suppressed here (set by collection_finish) */
+	char **notes;             /* one line each, about a file */
+	size_t nnotes, notes_cap;
+	struct tracer_message *messages;
+	size_t nmessages, messages_cap;
+};
+
+void collection_init(struct collection *c);
+/* A log file, a run record, or a directory (walked). Returns 0, or -1 when
+ * path cannot be read at all (the caller's usage error). */
+int collect_path(struct collection *c, const char *path);
+void collection_note(struct collection *c, const char *path, const char *what);
+
+struct collect_options {
+	int symbolize;            /* resolve module+offset frames with addr2line */
+	char **symbol_dirs;       /* --symbols DIR, searched first */
+	size_t nsymbol_dirs;
+	int use_suppressions;     /* suppressions_match() with the loaded rules */
+};
+/* Symbolizes, regroups, marks suppressed groups, counts and sorts. */
+void collection_finish(struct collection *c, const struct collect_options *o);
+
+/* Totals over runs: from run records. */
+size_t collection_hangs(const struct collection *c);
+size_t collection_crashes(const struct collection *c);
+/* Groups not suppressed. */
+size_t collection_bugs(const struct collection *c);
+size_t collection_reports(const struct collection *c);   /* unsuppressed splats */
+/* Distinct processes (run, pid) with an unsuppressed splat. */
+size_t collection_processes(const struct collection *c);
+
+void collection_free(struct collection *c);
+
+#endif

@@ -1,0 +1,168 @@
+#include <stdlib.h>
+#include <string.h>
+#include "group.h"
+
+static size_t hash(const char *s)
+{
+	size_t h = 1469598103934665603ull;   /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void reindex(struct group_table *t)
+{
+	free(t->slots);
+	t->nslots = 16;
+	while (t->nslots < t->n * 2 + 2)
+		t->nslots *= 2;
+	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = hash(t->v[i]->key) & (t->nslots - 1);
+		while (t->slots[h])
+			h = (h + 1) & (t->nslots - 1);
+		t->slots[h] = i + 1;
+	}
+}
+
+/* Appends g and indexes it, growing the index to keep it at most half full. */
+static void append(struct group_table *t, struct group *g)
+{
+	grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v));
+	t->v[t->n++] = g;
+	if (t->n * 2 + 2 > t->nslots) {
+		reindex(t);
+		return;
+	}
+	size_t h = hash(g->key) & (t->nslots - 1);
+	while (t->slots[h])
+		h = (h + 1) & (t->nslots - 1);
+	t->slots[h] = t->n;
+}
+
+static struct group *find(struct group_table *t, const char *key)
+{
+	if (!t->nslots)
+		return NULL;
+	for (size_t h = hash(key) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
+		if (!strcmp(t->v[t->slots[h] - 1]->key, key))
+			return t->v[t->slots[h] - 1];
+	return NULL;
+}
+
+static void add_occurrence(struct group *g, size_t run, int pid)
+{
+	grow(&g->occ, &g->occ_cap, g->nocc + 1, sizeof(*g->occ));
+	g->occ[g->nocc++] = (struct occurrence){ run, pid };
+}
+
+struct group *group_add(struct group_table *t, char *key, struct splat *s, const char *file,
+			size_t run, int pid)
+{
+	struct group *g = find(t, key);
+	if (g) {
+		free(key);
+		splat_free(s);
+	} else {
+		g = xcalloc(1, sizeof(*g));
+		g->key = key;
+		g->rep = *s;
+		memset(s, 0, sizeof(*s));
+		g->rep_file = xstrdup(file);
+		g->rep_run = run;
+		g->order = t->next_order++;
+		append(t, g);
+	}
+	g->count++;
+	add_occurrence(g, run, pid);
+	return g;
+}
+
+static void group_free(struct group *g)
+{
+	free(g->key);
+	splat_free(&g->rep);
+	free(g->rep_file);
+	free(g->occ);
+	free(g);
+}
+
+static int by_order(const void *a, const void *b)
+{
+	const struct group *x = *(struct group *const *)a, *y = *(struct group *const *)b;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void group_table_rekey(struct group_table *t, char *(*key_of)(const struct splat *))
+{
+	/* Earliest groups first, so a merged group keeps the first representative. */
+	sort(t->v, t->n, sizeof(*t->v), by_order);
+	struct group **old = t->v;
+	size_t n = t->n;
+	t->v = NULL;
+	t->cap = t->n = 0;
+	reindex(t);
+	for (size_t i = 0; i < n; i++) {
+		struct group *g = old[i];
+		free(g->key);
+		g->key = key_of(&g->rep);
+		struct group *into = find(t, g->key);
+		if (into) {
+			for (size_t o = 0; o < g->nocc; o++)
+				add_occurrence(into, g->occ[o].run, g->occ[o].pid);
+			into->count += g->count;
+			group_free(g);
+			continue;
+		}
+		append(t, g);
+	}
+	free(old);
+}
+
+static int by_occurrence(const void *a, const void *b)
+{
+	const struct occurrence *x = a, *y = b;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int by_frequency(const void *a, const void *b)
+{
+	const struct group *x = *(struct group *const *)a, *y = *(struct group *const *)b;
+	if (x->runs != y->runs)
+		return x->runs > y->runs ? -1 : 1;
+	if (x->processes != y->processes)
+		return x->processes > y->processes ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void group_table_finish(struct group_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct group *g = t->v[i];
+		sort(g->occ, g->nocc, sizeof(*g->occ), by_occurrence);
+		g->runs = g->processes = 0;
+		for (size_t o = 0; o < g->nocc; o++) {
+			if (o == 0 || g->occ[o].run != g->occ[o - 1].run) {
+				g->runs++;
+				g->processes++;
+			} else if (g->occ[o].pid != g->occ[o - 1].pid) {
+				g->processes++;
+			}
+		}
+	}
+	sort(t->v, t->n, sizeof(*t->v), by_frequency);
+	reindex(t);
+}
+
+void group_table_free(struct group_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		group_free(t->v[i]);
+	free(t->v);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}

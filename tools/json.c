@@ -1,0 +1,132 @@
+#include <string.h>
+#include "json.h"
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid:
+ * no overlong forms, no surrogates, nothing above U+10FFFF. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned min;
+	unsigned cp;
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xe0) == 0xc0) {
+		len = 2, cp = c & 0x1f, min = 0x80;
+	} else if ((c & 0xf0) == 0xe0) {
+		len = 3, cp = c & 0x0f, min = 0x800;
+	} else if ((c & 0xf8) == 0xf0) {
+		len = 4, cp = c & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void json_string(struct strbuf *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	sb_putc(out, '"');
+	for (size_t i = 0; i < len;) {
+		unsigned char c = s[i];
+		if (c == '"' || c == '\\') {
+			sb_putc(out, '\\');
+			sb_putc(out, (char)c);
+			i++;
+		} else if (c == '\n') {
+			sb_puts(out, "\\n");
+			i++;
+		} else if (c == '\t') {
+			sb_puts(out, "\\t");
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			sb_printf(out, "\\u%04x", c);
+			i++;
+		} else {
+			size_t n = utf8_sequence(s + i, len - i);
+			if (n == 0) {
+				sb_puts(out, "\\ufffd");
+				i++;
+			} else {
+				sb_add(out, str + i, n);
+				i += n;
+			}
+		}
+	}
+	sb_putc(out, '"');
+}
+
+static void member(struct json *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (!j->first[j->depth])
+			sb_putc(j->out, ',');
+		j->first[j->depth] = 0;
+		sb_putc(j->out, '\n');
+		for (int i = 0; i < j->depth; i++)
+			sb_puts(j->out, "  ");
+	}
+	if (key) {
+		json_string(j->out, key, strlen(key));
+		sb_puts(j->out, ": ");
+	}
+}
+
+static void open_(struct json *j, const char *key, char c)
+{
+	member(j, key);
+	sb_putc(j->out, c);
+	if (j->depth < (int)(sizeof(j->first) / sizeof(j->first[0])) - 1)
+		j->depth++;
+	j->first[j->depth] = 1;
+}
+
+static void close_(struct json *j, char c)
+{
+	int empty = j->first[j->depth];
+	if (j->depth > 0)
+		j->depth--;
+	if (!empty) {
+		sb_putc(j->out, '\n');
+		for (int i = 0; i < j->depth; i++)
+			sb_puts(j->out, "  ");
+	}
+	sb_putc(j->out, c);
+	if (j->depth == 0)
+		sb_putc(j->out, '\n');
+}
+
+void json_begin_object(struct json *j, const char *key) { open_(j, key, '{'); }
+void json_end_object(struct json *j) { close_(j, '}'); }
+void json_begin_array(struct json *j, const char *key) { open_(j, key, '['); }
+void json_end_array(struct json *j) { close_(j, ']'); }
+
+void json_str(struct json *j, const char *key, const char *value)
+{
+	member(j, key);
+	if (value)
+		json_string(j->out, value, strlen(value));
+	else
+		sb_puts(j->out, "null");
+}
+
+void json_num(struct json *j, const char *key, long long value)
+{
+	member(j, key);
+	sb_printf(j->out, "%lld", value);
+}
+
+void json_bool(struct json *j, const char *key, int value)
+{
+	member(j, key);
+	sb_puts(j->out, value ? "true" : "false");
+}
