@@ -67,7 +67,9 @@ int mtx_unlock(mtx_t *m)
 
 int mtx_init(mtx_t *m, int type)
 {
-	return REAL(mtx_init)(m, type);
+	int ret = REAL(mtx_init)(m, type);
+	lock_initialized(m, ret == thrd_success ? 0 : ret, CALLER_IP());
+	return ret;
 }
 
 void mtx_destroy(mtx_t *m)
@@ -79,7 +81,7 @@ void mtx_destroy(mtx_t *m)
 	}
 	int i = lock_before_destroy(ts, m, KIND_BIT(HELD_MUTEX), sizeof(*m), CALLER_IP());
 	REAL(mtx_destroy)(m);
-	lock_after_destroy(ts, i, 0);
+	lock_after_destroy(ts, m, i, 0);
 }
 
 /* cnd_wait releases and retakes the mutex like pthread_cond_wait. */

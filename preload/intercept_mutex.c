@@ -83,7 +83,9 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 
 int pthread_mutex_init(pthread_mutex_t *restrict m, const pthread_mutexattr_t *restrict attr)
 {
-	return REAL(pthread_mutex_init)(m, attr);
+	int ret = REAL(pthread_mutex_init)(m, attr);
+	lock_initialized(m, ret, CALLER_IP());
+	return ret;
 }
 
 int pthread_mutex_destroy(pthread_mutex_t *m)
@@ -93,7 +95,7 @@ int pthread_mutex_destroy(pthread_mutex_t *m)
 		return REAL(pthread_mutex_destroy)(m);
 	int i = lock_before_destroy(ts, m, KIND_BIT(HELD_MUTEX), sizeof(*m), CALLER_IP());
 	int ret = REAL(pthread_mutex_destroy)(m);
-	lock_after_destroy(ts, i, ret);
+	lock_after_destroy(ts, m, i, ret);
 	return ret;
 }
 
@@ -131,7 +133,9 @@ int pthread_spin_unlock(pthread_spinlock_t *s)
 
 int pthread_spin_init(pthread_spinlock_t *s, int pshared)
 {
-	return REAL(pthread_spin_init)(s, pshared);
+	int ret = REAL(pthread_spin_init)(s, pshared);
+	lock_initialized((const void *)s, ret, CALLER_IP());
+	return ret;
 }
 
 int pthread_spin_destroy(pthread_spinlock_t *s)
@@ -141,6 +145,6 @@ int pthread_spin_destroy(pthread_spinlock_t *s)
 		return REAL(pthread_spin_destroy)(s);
 	int i = lock_before_destroy(ts, (const void *)s, KIND_BIT(HELD_SPIN), sizeof(*s), CALLER_IP());
 	int ret = REAL(pthread_spin_destroy)(s);
-	lock_after_destroy(ts, i, ret);
+	lock_after_destroy(ts, (const void *)s, i, ret);
 	return ret;
 }

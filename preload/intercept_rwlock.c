@@ -103,7 +103,9 @@ int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 
 int pthread_rwlock_init(pthread_rwlock_t *restrict rw, const pthread_rwlockattr_t *restrict attr)
 {
-	return REAL(pthread_rwlock_init)(rw, attr);
+	int ret = REAL(pthread_rwlock_init)(rw, attr);
+	lock_initialized(rw, ret, CALLER_IP());
+	return ret;
 }
 
 int pthread_rwlock_destroy(pthread_rwlock_t *rw)
@@ -113,6 +115,6 @@ int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 		return REAL(pthread_rwlock_destroy)(rw);
 	int i = lock_before_destroy(ts, rw, KIND_BIT(HELD_RWLOCK_READ) | KIND_BIT(HELD_RWLOCK_WRITE), sizeof(*rw), CALLER_IP());
 	int ret = REAL(pthread_rwlock_destroy)(rw);
-	lock_after_destroy(ts, i, ret);
+	lock_after_destroy(ts, rw, i, ret);
 	return ret;
 }

@@ -185,6 +185,11 @@ void lock_class_init_instance(const void *lock, uintptr_t site)
 		lock_class_set(lock, id);
 }
 
+void lock_class_untrack_instance(const void *lock)
+{
+	lock_class_set(lock, LOCK_CLASS_UNTRACKED);
+}
+
 void lock_class_destroy_instance(const void *lock)
 {
 	if (instance_slot(lock, 0))

@@ -74,6 +74,8 @@ static inline uint32_t lock_class_of(const void *lock, uint32_t *generation)
 
 /* pthread_mutex_init() and friends at `site`: the lock joins that class. */
 void lock_class_init_instance(const void *lock, uintptr_t site);
+/* A lock the validator does not follow (see LOCK_CLASS_UNTRACKED). */
+void lock_class_untrack_instance(const void *lock);
 /* destroy: forget the class; a later static use of the address is new. */
 void lock_class_destroy_instance(const void *lock);
 /* lockdep_set_class_and_name()-style annotation. */

@@ -368,23 +368,30 @@ static struct held_lock qsbr_reader_entry(void)
 	return h;
 }
 
-static void validate_dependency(struct thread_state *ts, const struct held_lock *held, const void *lock,
-				uint32_t class_id, enum acquire_op op, uintptr_t ip,
-				const uintptr_t *frames, size_t nr_frames)
+/* Returns 1 when it reported; then later held locks of the same
+ * acquisition record their edges without a report of their own (one bug,
+ * one report: A taken behind B, C and D closes three cycles at once). */
+static int validate_dependency(struct thread_state *ts, const struct held_lock *held, const void *lock,
+			       uint32_t class_id, enum acquire_op op, uintptr_t ip,
+			       const uintptr_t *frames, size_t nr_frames, int may_report)
 {
+	int reported = 0;
 	int acquired_read = op == ACQUIRE_RLOCK;
 	unsigned bit = (unsigned)held->read_recursive << 1 | (unsigned)acquired_read;
 	struct lock_dependency *d = find_dependency(held->class_id, class_id);
 	if (d && (d->types & (1u << bit)))
-		return;
+		return 0;
 	/* Would held -> new close a cycle new -> ... -> held? */
-	int found = find_strong_path(class_id, acquired_read, held->class_id, held->read_recursive);
+	int found = may_report ? find_strong_path(class_id, acquired_read, held->class_id,
+						  held->read_recursive) : 0;
 	if (found) {
 		struct path_step path[MAX_PATH];
 		size_t n = path_to(held->class_id, found - 1, path);
 		if (n && key_set_insert(reported_cycles, sizeof(reported_cycles) / sizeof(reported_cycles[0]),
-					cycle_key(held->class_id, class_id, path, n), NULL))
+					cycle_key(held->class_id, class_id, path, n), NULL)) {
 			print_circular_bug(ts, held, lock, class_id, op, ip, path, n, frames, nr_frames);
+			reported = 1;
+		}
 	}
 	/* Validation goes on after a report: the edge is recorded either way,
 	 * so one stress run finds every bug. */
@@ -395,6 +402,7 @@ static void validate_dependency(struct thread_state *ts, const struct held_lock 
 			d->sync = op == ACQUIRE_SYNC;
 		d->types |= (uint8_t)(1u << bit);
 	}
+	return reported;
 }
 
 void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
@@ -415,6 +423,7 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 	if (!chain_is_validated(chain_key)) {
 		struct held_lock qsbr = qsbr_reader_entry();
 		int with_qsbr = qsbr_thread_is_reader(ts);
+		int reported = 0;
 		for (int i = with_qsbr ? -1 : 0; i < (int)ts->depth; i++) {
 			const struct held_lock *h = i < 0 ? &qsbr : &ts->held[i];
 			/* Same class: recursion (core check) or instances (above). */
@@ -424,7 +433,7 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 				nr_frames = backtrace_capture(frames, DEPENDENCY_FRAMES);
 				captured = 1;
 			}
-			validate_dependency(ts, h, lock, class_id, op, ip, frames, nr_frames);
+			reported |= validate_dependency(ts, h, lock, class_id, op, ip, frames, nr_frames, !reported);
 		}
 		key_set_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key, "MAX_LOCKDEP_CHAINS too low!");
 	}

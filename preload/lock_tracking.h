@@ -111,12 +111,31 @@ static inline int lock_before_destroy(struct thread_state *ts, const void *lock,
 	return i;
 }
 
+/* An init call succeeded: the lock joins the class of this init site.
+ * A lock on the initializing thread's own stack (within 1 MiB above its
+ * stack pointer) is not followed: such locks live for one call and serve
+ * hand-offs between threads (the kernel's completions), where class-level
+ * ordering gives false cycles (seen in Knot DNS). */
+static inline void lock_initialized(const void *lock, int ret, uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	if (ret != 0 || ts->in_tracer)
+		return;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	if ((uintptr_t)lock >= sp && (uintptr_t)lock - sp < (1u << 20))
+		lock_class_untrack_instance(lock);
+	else
+		lock_class_init_instance(lock, ip);
+}
+
 /* The destroy succeeded: forget the lock, so the one bug does not come back
  * as "still has locks held" at thread end. */
-static inline void lock_after_destroy(struct thread_state *ts, int held_index, int ret)
+static inline void lock_after_destroy(struct thread_state *ts, const void *lock, int held_index, int ret)
 {
 	if (unlikely(held_index >= 0) && ret == 0)
 		held_lock_remove(ts, held_index);
+	if (ret == 0)
+		lock_class_destroy_instance(lock);
 }
 
 /* Condition waits release the mutex inside the C library and take it again

@@ -1,0 +1,216 @@
+/* Lock-order scenarios for the validator: each inversion beside its
+ * correct twin. Scenarios run their orders one after the other (no real
+ * deadlock), except "real-deadlock", which hangs on purpose. */
+#include "target.h"
+#include <unistd.h>
+
+static pthread_mutex_t A = PTHREAD_MUTEX_INITIALIZER, B = PTHREAD_MUTEX_INITIALIZER,
+		       C = PTHREAD_MUTEX_INITIALIZER, D = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t X = PTHREAD_RWLOCK_INITIALIZER, Y = PTHREAD_RWLOCK_INITIALIZER;
+
+#define L(m) pthread_mutex_lock(&m)
+#define U(m) pthread_mutex_unlock(&m)
+
+/* Takes the locks in order and releases them in reverse. */
+static void nest(pthread_mutex_t **locks, int n)
+{
+	for (int i = 0; i < n; i++)
+		pthread_mutex_lock(locks[i]);
+	for (int i = n - 1; i >= 0; i--)
+		pthread_mutex_unlock(locks[i]);
+}
+#define NEST(...) do { pthread_mutex_t *l_[] = { __VA_ARGS__ }; nest(l_, sizeof(l_) / sizeof(l_[0])); } while (0)
+
+SCENARIO abba(void) { NEST(&A, &B); NEST(&B, &A); }
+static void *ab_thread(void *arg) { (void)arg; NEST(&A, &B); return NULL; }
+SCENARIO abba_two_threads(void) { in_thread(ab_thread); NEST(&B, &A); }
+SCENARIO abbcca(void) { NEST(&A, &B); NEST(&B, &C); NEST(&C, &A); }
+SCENARIO abcabc(void) { NEST(&A, &B, &C); NEST(&A, &B, &C); NEST(&B, &C); NEST(&A, &C); }
+SCENARIO abbccdda(void) { NEST(&A, &B); NEST(&B, &C); NEST(&C, &D); NEST(&D, &A); }
+SCENARIO abcdbcda(void) { NEST(&A, &B, &C, &D); NEST(&B, &C, &D, &A); }
+
+/* Write then read inversion: a read waits for a writer. */
+SCENARIO rw_write_read_inversion(void)
+{
+	pthread_rwlock_wrlock(&X); pthread_rwlock_rdlock(&Y); pthread_rwlock_unlock(&Y); pthread_rwlock_unlock(&X);
+	pthread_rwlock_wrlock(&Y); pthread_rwlock_rdlock(&X); pthread_rwlock_unlock(&X); pthread_rwlock_unlock(&Y);
+}
+
+/* Recursive reads in both orders never wait for each other. */
+SCENARIO rw_recursive_reads(void)
+{
+	pthread_rwlock_rdlock(&X); pthread_rwlock_rdlock(&Y); pthread_rwlock_unlock(&Y); pthread_rwlock_unlock(&X);
+	pthread_rwlock_rdlock(&Y); pthread_rwlock_rdlock(&X); pthread_rwlock_unlock(&X); pthread_rwlock_unlock(&Y);
+}
+
+/* WW on two rwlocks: an ordinary ABBA. */
+SCENARIO rw_write_write(void)
+{
+	pthread_rwlock_wrlock(&X); pthread_rwlock_wrlock(&Y); pthread_rwlock_unlock(&Y); pthread_rwlock_unlock(&X);
+	pthread_rwlock_wrlock(&Y); pthread_rwlock_wrlock(&X); pthread_rwlock_unlock(&X); pthread_rwlock_unlock(&Y);
+}
+
+/* A trylock never blocks: B then trylock(A) is no inversion of A then B. */
+SCENARIO trylock_reversal(void)
+{
+	NEST(&A, &B);
+	L(B);
+	if (pthread_mutex_trylock(&A) == 0)
+		U(A);
+	U(B);
+}
+
+/* Condition wait re-takes its mutex behind the locks still held. */
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+SCENARIO condvar_inversion(void)
+{
+	NEST(&B, &A);             /* B then A */
+	L(A);
+	L(B);
+	struct timespec t = { 0, 0 };
+	pthread_cond_timedwait(&cond, &A, &t);   /* A is taken again behind B */
+	U(B);
+	U(A);
+}
+
+/* Address-ordered locking of many same-class locks, allocated and freed. */
+struct account {
+	pthread_mutex_t lock;
+	long balance;
+};
+
+static void transfer(struct account *x, struct account *y)
+{
+	struct account *first = x < y ? x : y, *second = x < y ? y : x;
+	pthread_mutex_lock(&first->lock);
+	pthread_mutex_lock(&second->lock);
+	x->balance--;
+	y->balance++;
+	pthread_mutex_unlock(&second->lock);
+	pthread_mutex_unlock(&first->lock);
+}
+
+static struct account *account_new(void)
+{
+	struct account *a = calloc(1, sizeof(*a));
+	pthread_mutex_init(&a->lock, NULL);
+	return a;
+}
+
+SCENARIO address_ordered_same_class(void)
+{
+	enum { N = 64 };
+	for (int round = 0; round < 50; round++) {
+		struct account *acc[N];
+		for (int i = 0; i < N; i++)
+			acc[i] = account_new();
+		for (int i = 0; i < 4 * N; i++) {
+			int from = rand() % N, to = (i * 7 + 3) % N;
+			if (from != to)
+				transfer(acc[from], acc[to]);
+		}
+		for (int i = 0; i < N; i++) {
+			pthread_mutex_destroy(&acc[i]->lock);
+			free(acc[i]);
+		}
+	}
+	printf("done\n");
+}
+
+/* The same two instances in both orders. */
+SCENARIO same_class_inversion(void)
+{
+	struct account *x = account_new(), *y = account_new();
+	pthread_mutex_lock(&x->lock); pthread_mutex_lock(&y->lock);
+	pthread_mutex_unlock(&y->lock); pthread_mutex_unlock(&x->lock);
+	pthread_mutex_lock(&y->lock); pthread_mutex_lock(&x->lock);
+	pthread_mutex_unlock(&x->lock); pthread_mutex_unlock(&y->lock);
+}
+
+/* synchronize_rcu() under a mutex that readers take inside their read side. */
+static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *rcu_reader_takes_lock(void *arg)
+{
+	(void)arg;
+	rcu_register_thread();
+#ifdef TARGET_QSBR
+	L(config_lock);     /* an online QSBR thread is a reader all the time */
+	U(config_lock);
+#else
+	rcu_read_lock();
+	L(config_lock);
+	U(config_lock);
+	rcu_read_unlock();
+#endif
+	rcu_unregister_thread();
+	return NULL;
+}
+
+SCENARIO rcu_grace_period_deadlock(void)
+{
+	in_thread(rcu_reader_takes_lock);
+	L(config_lock);
+	synchronize_rcu();
+	U(config_lock);
+	printf("done\n");
+}
+
+/* Correct twin: wait for readers after dropping the lock. */
+SCENARIO rcu_grace_period_ok(void)
+{
+	in_thread(rcu_reader_takes_lock);
+	L(config_lock);
+	U(config_lock);
+	synchronize_rcu();
+	printf("done\n");
+}
+
+/* Two threads that really deadlock: the report must precede the hang. */
+static void *ba_slow(void *arg)
+{
+	(void)arg;
+	L(B);
+	usleep(200000);
+	L(A);
+	U(A);
+	U(B);
+	return NULL;
+}
+
+SCENARIO real_deadlock(void)
+{
+	NEST(&A, &B);   /* teach the order A -> B */
+	pthread_t t;
+	pthread_create(&t, NULL, ba_slow, NULL);
+	L(A);
+	usleep(100000);
+	L(B);          /* the other thread holds B and waits for A */
+	U(B);
+	U(A);
+	pthread_join(t, NULL);
+	printf("not reached\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct scenario scenarios[] = {
+		{ "abba", abba },
+		{ "abba-two-threads", abba_two_threads },
+		{ "abbcca", abbcca },
+		{ "abcabc", abcabc },
+		{ "abbccdda", abbccdda },
+		{ "abcdbcda", abcdbcda },
+		{ "rw-write-read-inversion", rw_write_read_inversion },
+		{ "rw-recursive-reads", rw_recursive_reads },
+		{ "rw-write-write", rw_write_write },
+		{ "trylock-reversal", trylock_reversal },
+		{ "condvar-inversion", condvar_inversion },
+		{ "address-ordered-same-class", address_ordered_same_class },
+		{ "same-class-inversion", same_class_inversion },
+		{ "rcu-grace-period-deadlock", rcu_grace_period_deadlock },
+		{ "rcu-grace-period-ok", rcu_grace_period_ok },
+		{ "real-deadlock", real_deadlock },
+		{ NULL, NULL },
+	};
+	return run_scenario(argc, argv, scenarios);
+}

@@ -1,0 +1,103 @@
+/* The lock-order validator: every inversion is reported once, in the
+ * kernel's layout, and every correct order stays silent. */
+#include <criterion/criterion.h>
+#include "harness.h"
+
+#define CIRCULAR "WARNING: possible circular locking dependency detected"
+
+static struct run order(const char *flavor, const char *scenario, double timeout)
+{
+	struct run_options o = { .preload = 1, .timeout = timeout };
+	return run_target("lock_order", flavor, scenario, &o);
+}
+
+static void expect_circular(const char *scenario, const char *expect1, const char *expect2)
+{
+	struct run r = order("memb", scenario, 10);
+	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "[%s]\n%s", scenario, r.err);
+	cr_expect_eq(splat_count(r.err), 1, "[%s]\n%s", scenario, r.err);
+	if (strcmp(scenario, "same-class-inversion"))   /* instances: no class chain */
+		cr_expect(strstr(r.err, "the existing dependency chain (in reverse order) is:"), "[%s]", scenario);
+	cr_expect(strstr(r.err, " Possible unsafe locking scenario:"), "[%s]", scenario);
+	cr_expect(strstr(r.err, " *** DEADLOCK ***"), "[%s]", scenario);
+	if (expect1)
+		cr_expect(strstr(r.err, expect1), "[%s] expected '%s'\n%s", scenario, expect1, r.err);
+	if (expect2)
+		cr_expect(strstr(r.err, expect2), "[%s] expected '%s'\n%s", scenario, expect2, r.err);
+	cr_expect_eq(r.exit_code, 66, "[%s]", scenario);
+	run_free(&r);
+}
+
+static void expect_silent(const char *flavor, const char *scenario)
+{
+	struct run r = order(flavor, scenario, 20);
+	cr_expect_str_empty(r.err, "[%s %s]\n%s", flavor, scenario, r.err);
+	cr_expect_eq(r.exit_code, 0, "[%s %s]", flavor, scenario);
+	run_free(&r);
+}
+
+Test(lock_order, abba_one_thread)
+{
+	expect_circular("abba", "  lock(B);\n                               lock(A);\n                               lock(B);\n  lock(A);",
+			"-> #1 (B){lock}:");
+}
+
+Test(lock_order, abba_two_threads)
+{
+	expect_circular("abba-two-threads", " ab_thread+0x", NULL);
+}
+
+Test(lock_order, longer_cycles)
+{
+	expect_circular("abbcca", "Chain exists of:\n  A --> B --> C", NULL);
+	expect_circular("abbccdda", "Chain exists of:", NULL);
+	expect_circular("abcdbcda", NULL, NULL);
+}
+
+Test(lock_order, consistent_orders_are_silent)
+{
+	expect_silent("memb", "abcabc");
+	expect_silent("memb", "trylock-reversal");
+}
+
+Test(lock_order, rwlocks)
+{
+	expect_circular("rw-write-read-inversion", "rlock(", NULL);
+	expect_circular("rw-write-write", NULL, NULL);
+	expect_silent("memb", "rw-recursive-reads");
+}
+
+Test(lock_order, condition_wait_retakes_the_mutex)
+{
+	expect_circular("condvar-inversion", NULL, NULL);
+}
+
+Test(lock_order, same_class_instances)
+{
+	expect_silent("memb", "address-ordered-same-class");
+	expect_circular("same-class-inversion", "were taken in the opposite order before", NULL);
+}
+
+Test(lock_order, rcu_grace_period_under_a_lock_readers_take, .timeout = 120)
+{
+	for (const char *const *f = all_flavors; *f; f++) {
+		struct run r = order(*f, "rcu-grace-period-deadlock", 10);
+		char rlock[64], sync[64];
+		snprintf(rlock, sizeof(rlock), "rlock(rcu_read_lock_%s);", *f);
+		snprintf(sync, sizeof(sync), "sync(rcu_read_lock_%s);", *f);
+		cr_expect_eq(count_of(r.err, CIRCULAR), 1, "[%s]\n%s", *f, r.err);
+		cr_expect(strstr(r.err, rlock), "[%s] expected '%s'\n%s", *f, rlock, r.err);
+		cr_expect(strstr(r.err, sync), "[%s] expected '%s'\n%s", *f, sync, r.err);
+		run_free(&r);
+		expect_silent(*f, "rcu-grace-period-ok");
+	}
+}
+
+Test(lock_order, report_comes_before_a_real_deadlock)
+{
+	struct run r = order("memb", "real-deadlock", 4);
+	cr_expect(r.timed_out, "the program really deadlocks");
+	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
+	cr_expect_null(strstr(r.out, "not reached"));
+	run_free(&r);
+}
