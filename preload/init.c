@@ -26,9 +26,9 @@ __attribute__((destructor)) static void tracer_fini(void)
 		check_locks_held_at_thread_end(ts);
 		check_never_registered_reader(ts);
 	}
+	report_print_summary();
 	if (!report_count())
 		return;
-	report_print_summary();
 	if (tracer_options.exitcode) {
 		fflush(NULL);   /* the program's buffered output comes first */
 		_exit(tracer_options.exitcode);

@@ -41,8 +41,10 @@ static inline void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr
 static inline void urcu_read_unlock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(urcu_call_is_ours(ts)))
+	if (likely(urcu_call_is_ours(ts))) {
 		rcu_read_released(ts, f, NULL, ip);
+		perturb_point(ts);
+	}
 	real();
 }
 

@@ -8,6 +8,7 @@
 #include "thread_state.h"
 #include "checks.h"
 #include "lock_graph.h"
+#include "perturb.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -42,6 +43,7 @@ static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const voi
 static inline uint32_t lock_before_blocking(struct thread_state *ts, const void *lock,
 					    enum held_kind kind, uintptr_t ip, int relock_blocks)
 {
+	perturb_point(ts);
 	uint32_t class_id = lock_class_for_acquire(ts, lock);
 	if (likely(ts->nr_locks == 0 && !ts->nr_readers && !qsbr_thread_is_reader(ts)))
 		return class_id;
@@ -95,6 +97,7 @@ static inline void lock_released(struct thread_state *ts, const void *lock, unsi
 		ts->untracked--;     /* taken past MAX_LOCK_DEPTH */
 	else
 		print_bad_unlock_balance(ts, ip, lock, type_name);
+	perturb_point(ts);
 }
 
 /* Destroying a lock this thread holds is reported before the real call.

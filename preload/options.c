@@ -7,6 +7,7 @@
 #include <limits.h>
 #include "options.h"
 #include "report.h"
+#include "suppressions.h"
 
 static const struct tracer_options default_options = {
 #define OPTION_INIT(name, type, def, desc) .name = def,
@@ -117,6 +118,21 @@ static void print_help(void)
 	report_raw_write(buf, len < sizeof(buf) ? len : sizeof(buf) - 1);
 }
 
+/* The suppressions file is read once, here; a bad one is named and the
+ * tracer goes on without rules. */
+static void load_suppressions(void)
+{
+	if (!tracer_options.suppressions[0])
+		return;
+	char err[512];
+	if (suppressions_load(tracer_options.suppressions, err, sizeof(err)) < 0) {
+		char line[700];
+		int n = snprintf(line, sizeof(line),
+				 "lockdep-rcu: ignoring option 'suppressions' in LOCKDEP_RCU_OPTIONS: %s\n", err);
+		report_raw_write(line, n < 0 ? 0 : (size_t)n >= sizeof(line) ? sizeof(line) - 1 : (size_t)n);
+	}
+}
+
 void options_reset(void)
 {
 	tracer_options = default_options;
@@ -153,6 +169,7 @@ void options_init(void)
 	}
 	parsing_here = 1;
 	options_parse(getenv("LOCKDEP_RCU_OPTIONS"));
+	load_suppressions();
 	if (tracer_options.help)
 		print_help();
 	parsing_here = 0;

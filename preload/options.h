@@ -15,6 +15,9 @@
 	X(print_summary, INT, 1, "print one summary line at exit when anything was reported") \
 	X(symbolize, INT, 1, "name functions and file:line in backtraces (libdw)")      \
 	X(strict_registration, INT, 0, "report every read side of an unregistered thread at once, also before it registers or after it unregisters") \
+	X(suppressions, STR, "", "suppressions file: kind:pattern rules; matching reports are only counted") \
+	X(perturb, INT, 0, "inject seeded delays and yields at lock acquire/release and read-side unlock") \
+	X(seed, INT, 0, "seed of perturb: the same seed, the same delays") \
 	X(help, INT, 0, "print the options and their values at startup")
 
 struct tracer_options {

@@ -14,6 +14,7 @@
 #include "options.h"
 #include "backtrace.h"
 #include "symbolize.h"
+#include "suppressions.h"
 
 static const char *const report_kind_name[NR_REPORT_KINDS] = {
 	[REPORT_SUSPICIOUS_RCU] = "suspicious RCU usage",
@@ -26,6 +27,43 @@ static const char *const report_kind_name[NR_REPORT_KINDS] = {
 };
 
 static unsigned long report_counts[NR_REPORT_KINDS];
+static unsigned long suppressed_count;
+
+/* The suppression kinds of the sanitizer-style rules. */
+static const char *const suppression_kind[NR_REPORT_KINDS] = {
+	[REPORT_SUSPICIOUS_RCU] = "suspicious_rcu",
+	[REPORT_BAD_UNLOCK] = "bad_unlock",
+	[REPORT_RECURSIVE_LOCKING] = "recursive_locking",
+	[REPORT_HELD_LOCK_FREED] = "held_lock_freed",
+	[REPORT_LOCKS_HELD_AT_EXIT] = "locks_held_at_exit",
+	[REPORT_CIRCULAR_DEPENDENCY] = "circular_dependency",
+	[REPORT_WARNING] = "lockdep_assertion",
+};
+
+/* Code addresses of the report being built (frames, where locks were
+ * taken), matched against the suppressions at report_end(). */
+#define MAX_REPORT_PCS 256
+static uintptr_t report_pcs[MAX_REPORT_PCS];
+static size_t nr_report_pcs;
+
+static void remember_pc(uintptr_t pc)
+{
+	if (nr_report_pcs < MAX_REPORT_PCS)
+		report_pcs[nr_report_pcs++] = pc;
+}
+
+static int report_is_suppressed(enum report_kind kind)
+{
+	if (!suppressions_count())
+		return 0;
+	static char names[MAX_REPORT_PCS][128];
+	static const char *name_ptrs[MAX_REPORT_PCS];
+	for (size_t i = 0; i < nr_report_pcs; i++) {
+		symbolize_function(report_pcs[i], names[i], sizeof(names[i]));
+		name_ptrs[i] = names[i];
+	}
+	return suppressions_match(suppression_kind[kind], name_ptrs, nr_report_pcs);
+}
 
 /* ---- once per call site ------------------------------------------------ */
 
@@ -190,6 +228,7 @@ void report_begin(struct thread_state *ts, const char *title)
 	report_lock();
 	report_in_progress = 1;
 	report_len = 0;
+	nr_report_pcs = 0;
 	size_t width = strlen(title);
 	report_printf("\n");
 	report_rule('=', width);
@@ -200,6 +239,7 @@ void report_begin(struct thread_state *ts, const char *title)
 
 void report_symbolized_ip(uintptr_t ip)
 {
+	remember_pc(ip);
 	char where[512];
 	if (tracer_options.symbolize)
 		symbolize_code(ip, where, sizeof(where));
@@ -277,6 +317,14 @@ void report_backtrace_frames(const uintptr_t *frames, size_t n)
 
 void report_end(struct thread_state *ts, enum report_kind kind)
 {
+	if (report_is_suppressed(kind)) {
+		__atomic_fetch_add(&suppressed_count, 1, __ATOMIC_RELAXED);
+		report_in_progress = 0;
+		report_unlock();
+		errno = report_saved_errno;
+		tracer_leave(ts);
+		return;
+	}
 	__atomic_fetch_add(&report_counts[kind], 1, __ATOMIC_RELAXED);
 	int fd = report_fd();
 	write_all(fd, report_buf, report_len);
@@ -327,12 +375,13 @@ unsigned long report_count(void)
 void report_print_summary(void)
 {
 	unsigned long total = report_count();
-	if (!total || !tracer_options.print_summary)
+	unsigned long suppressed = __atomic_load_n(&suppressed_count, __ATOMIC_RELAXED);
+	if ((!total && !suppressed) || !tracer_options.print_summary)
 		return;
 	char line[512];
-	size_t n = (size_t)snprintf(line, sizeof(line), "SUMMARY: lockdep-rcu: %lu report%s:", total,
+	size_t n = (size_t)snprintf(line, sizeof(line), "SUMMARY: lockdep-rcu: %lu report%s", total,
 				    total == 1 ? "" : "s");
-	const char *sep = " ";
+	const char *sep = ": ";
 	for (int k = 0; k < NR_REPORT_KINDS && n < sizeof(line); k++) {
 		unsigned long c = __atomic_load_n(&report_counts[k], __ATOMIC_RELAXED);
 		if (!c)
@@ -340,6 +389,8 @@ void report_print_summary(void)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%lu %s", sep, c, report_kind_name[k]);
 		sep = ", ";
 	}
+	if (suppressed && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "; %lu suppressed", suppressed);
 	if (n < sizeof(line) - 1)
 		line[n++] = '\n';
 	report_raw_write(line, n < sizeof(line) ? n : sizeof(line) - 1);

@@ -48,6 +48,7 @@ struct thread_state {
 	int in_proxy;
 	int thread_ended;       /* the thread-end checks already ran */
 	unsigned next_subclass; /* nesting annotation for the next acquisition */
+	uint64_t perturb_state; /* perturb=1: this thread's random stream */
 	unsigned depth;         /* entries used in held[] */
 	unsigned untracked;     /* acquisitions dropped because held[] was full */
 	unsigned nr_locks;      /* entries that are locks, not read-side sections */

@@ -122,3 +122,39 @@ Test(options, help_lists_every_option)
 	cr_expect_eq(r.exit_code, 0);
 	run_free(&r);
 }
+
+Test(options, suppressions_file_hides_matching_reports_and_counts_them)
+{
+	char path[] = "/tmp/lockdep-rcu-supp.XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	const char rules[] = "# reviewed\nsuspicious_rcu:route_stats\nlocks_held_at_exit:failing_*\n";
+	cr_assert(write(fd, rules, sizeof(rules) - 1) == (ssize_t)(sizeof(rules) - 1));
+	close(fd);
+	char options[128];
+	snprintf(options, sizeof(options), "suppressions=%s", path);
+	struct run r = run_demo(options);
+	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "never called rcu_register_thread()"), "%s", r.err);
+	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 1 report: 1 suspicious RCU usage; 2 suppressed"), "%s", r.err);
+	run_free(&r);
+	unlink(path);
+}
+
+Test(options, bad_suppressions_file_is_named_with_its_line)
+{
+	struct run r = run_demo("suppressions=/nonexistent/supp.txt");
+	cr_expect(strstr(r.err, "lockdep-rcu: ignoring option 'suppressions'"), "%s", r.err);
+	cr_expect_eq(splat_count(r.err), 3, "%s", r.err);
+	run_free(&r);
+}
+
+Test(options, perturb_keeps_a_correct_program_correct, .timeout = 120)
+{
+	struct run_options o = { .preload = 1, .options = "perturb=1:seed=42", .timeout = 60 };
+	struct run r = run_target("correct_program", "memb", "", &o);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect(strstr(r.out, "reads 60000 taken 100 last 199 child 0"), "%s", r.out);
+	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}

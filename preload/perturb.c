@@ -1,0 +1,41 @@
+/* The perturbation: a per-thread splitmix64 stream seeded from the seed
+ * option and the order in which threads first perturb, so one seed replays
+ * the same decisions (as far as the scheduler lets a replay be the same). */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <time.h>
+#include "perturb.h"
+
+static uint64_t next_thread_index;
+
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+void perturb_slow(struct thread_state *ts)
+{
+	if (ts->in_tracer)
+		return;
+	if (!ts->perturb_state) {
+		uint64_t index = __atomic_add_fetch(&next_thread_index, 1, __ATOMIC_RELAXED);
+		ts->perturb_state = ((uint64_t)(unsigned)tracer_options.seed << 20 ^ index) | 1;
+	}
+	uint64_t r = splitmix64(&ts->perturb_state);
+	switch (r & 31) {
+	case 0: case 1: case 2: case 3:
+		sched_yield();
+		break;
+	case 4: {
+		/* 1-50 us: long enough to let another thread into the window */
+		struct timespec delay = { 0, (long)(1000 + (r >> 8) % 49000) };
+		nanosleep(&delay, NULL);
+		break;
+	}
+	default:
+		break;
+	}
+}
