@@ -62,6 +62,9 @@ struct lockdep_rcu_api {
 	void (*sync_end)(void);
 	/* QSBR state changes of _LGPL_SOURCE programs, which liburcu inlines. */
 	void (*qsbr_event)(int event);
+	/* Lock-order annotations. */
+	void (*set_class)(const void *lock, const void *key, const char *name);
+	void (*set_next_subclass)(unsigned subclass);
 };
 
 #ifndef LOCKDEP_RCU_IMPLEMENTATION
@@ -211,6 +214,29 @@ LOCKDEP_RCU__INLINE int srcu_read_lock_held(const struct srcu_struct *sp)
 		lockdep_rcu__a->assert_held((const void *)(lock), 0, __FILE__, __LINE__, \
 					    "lockdep_assert_not_held(" #lock ")");  \
 } while (0)
+
+/* ---- lock-order annotations (kernel lockdep's) --------------------------- */
+
+/* Puts `lock` in the class identified by the address `key` (any static
+ * object), named `name` in reports: locks made by a common helper can be
+ * told apart, or locks made in different places put together. */
+#define lockdep_set_class_and_name(lock, key, name) do {                          \
+	const struct lockdep_rcu_api *lockdep_rcu__a = lockdep_rcu_api_get();      \
+	if (lockdep_rcu__a)                                                       \
+		lockdep_rcu__a->set_class((const void *)(lock), (const void *)(key), name); \
+} while (0)
+
+/* Takes a lock of a class already held, one nesting level down (parent
+ * then child of a tree): subclass 1..7 is a class of its own. */
+#define LOCKDEP_RCU__NESTED(subclass, call) __extension__ ({                      \
+	const struct lockdep_rcu_api *lockdep_rcu__a = lockdep_rcu_api_get();      \
+	if (lockdep_rcu__a)                                                       \
+		lockdep_rcu__a->set_next_subclass(subclass);                       \
+	call;                                                                     \
+})
+#define pthread_mutex_lock_nested(m, subclass) LOCKDEP_RCU__NESTED(subclass, pthread_mutex_lock(m))
+#define pthread_rwlock_wrlock_nested(rw, subclass) LOCKDEP_RCU__NESTED(subclass, pthread_rwlock_wrlock(rw))
+#define pthread_rwlock_rdlock_nested(rw, subclass) LOCKDEP_RCU__NESTED(subclass, pthread_rwlock_rdlock(rw))
 
 /* ---- read sides userspace lacks, built on the program's liburcu flavor --- */
 

@@ -148,6 +148,19 @@ static void api_qsbr_event(int event)
 		ts->qsbr_offline = 0;
 }
 
+static void api_set_class(const void *lock, const void *key, const char *name)
+{
+	struct thread_state *ts = thread_state();
+	if (ts->in_tracer)
+		return;
+	lock_class_set_named(lock, key, name);
+}
+
+static void api_set_next_subclass(unsigned subclass)
+{
+	thread_state()->next_subclass = subclass;
+}
+
 __attribute__((visibility("default")))
 const struct lockdep_rcu_api lockdep_rcu_api = {
 	.version = LOCKDEP_RCU_API_VERSION,
@@ -163,4 +176,6 @@ const struct lockdep_rcu_api lockdep_rcu_api = {
 	.sync_begin = api_sync_begin,
 	.sync_end = api_sync_end,
 	.qsbr_event = api_qsbr_event,
+	.set_class = api_set_class,
+	.set_next_subclass = api_set_next_subclass,
 };
