@@ -52,6 +52,7 @@ Test(lock_order, longer_cycles)
 	expect_circular("abbcca", "Chain exists of:\n  A --> B --> C", NULL);
 	expect_circular("abbccdda", "Chain exists of:", NULL);
 	expect_circular("abcdbcda", NULL, NULL);
+	expect_circular("abcdbdda", NULL, NULL);
 }
 
 Test(lock_order, consistent_orders_are_silent)
@@ -99,5 +100,19 @@ Test(lock_order, report_comes_before_a_real_deadlock)
 	cr_expect(r.timed_out, "the program really deadlocks");
 	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
 	cr_expect_null(strstr(r.out, "not reached"));
+	run_free(&r);
+}
+
+Test(lock_order, srcu_grace_period_under_a_lock_srcu_readers_take)
+{
+	struct run_options o = { .preload = 1, .timeout = 10 };
+	struct run r = run_target("header_checks", "memb", "srcu-grace-period-deadlock", &o);
+	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "rlock(srcu:domain_a);"), "%s", r.err);
+	cr_expect(strstr(r.err, "sync(srcu:domain_a);"), "%s", r.err);
+	run_free(&r);
+	r = run_target("header_checks", "memb", "srcu-grace-period-ok", &o);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect_eq(r.exit_code, 0);
 	run_free(&r);
 }

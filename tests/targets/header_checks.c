@@ -221,6 +221,35 @@ SCENARIO synchronize_srcu_outside(void)
 	cleanup_srcu_struct(&domain_b);
 }
 
+/* synchronize_srcu() under a lock that SRCU readers of the domain take. */
+static void *srcu_reader_takes_mylock(void *arg)
+{
+	(void)arg;
+	rcu_register_thread();
+	int idx = srcu_read_lock(&domain_a);
+	pthread_mutex_lock(&mylock);
+	pthread_mutex_unlock(&mylock);
+	srcu_read_unlock(&domain_a, idx);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+SCENARIO srcu_grace_period_deadlock(void)
+{
+	in_thread(srcu_reader_takes_mylock);
+	pthread_mutex_lock(&mylock);
+	SITE(synchronize_srcu(&domain_a));
+	pthread_mutex_unlock(&mylock);
+}
+
+SCENARIO srcu_grace_period_ok(void)
+{
+	in_thread(srcu_reader_takes_mylock);
+	pthread_mutex_lock(&mylock);
+	pthread_mutex_unlock(&mylock);
+	SITE(synchronize_srcu(&domain_a));
+}
+
 /* rcu_read_unlock_bh() with no RCU-bh reader. */
 SCENARIO unbalanced_bh_unlock(void)
 {
@@ -258,6 +287,8 @@ int main(int argc, char **argv)
 		{ "synchronize-srcu-in-reader", synchronize_srcu_in_reader },
 		{ "synchronize-srcu-outside", synchronize_srcu_outside },
 		{ "unbalanced-bh-unlock", unbalanced_bh_unlock },
+		{ "srcu-grace-period-deadlock", srcu_grace_period_deadlock },
+		{ "srcu-grace-period-ok", srcu_grace_period_ok },
 		{ NULL, NULL },
 	};
 	int ret = run_scenario(argc, argv, scenarios);

@@ -28,6 +28,7 @@ SCENARIO abbcca(void) { NEST(&A, &B); NEST(&B, &C); NEST(&C, &A); }
 SCENARIO abcabc(void) { NEST(&A, &B, &C); NEST(&A, &B, &C); NEST(&B, &C); NEST(&A, &C); }
 SCENARIO abbccdda(void) { NEST(&A, &B); NEST(&B, &C); NEST(&C, &D); NEST(&D, &A); }
 SCENARIO abcdbcda(void) { NEST(&A, &B, &C, &D); NEST(&B, &C, &D, &A); }
+SCENARIO abcdbdda(void) { NEST(&A, &B, &C, &D); NEST(&B, &D); NEST(&D, &A); }
 
 /* Write then read inversion: a read waits for a writer. */
 SCENARIO rw_write_read_inversion(void)
@@ -200,6 +201,7 @@ int main(int argc, char **argv)
 		{ "abcabc", abcabc },
 		{ "abbccdda", abbccdda },
 		{ "abcdbcda", abcdbcda },
+		{ "abcdbdda", abcdbdda },
 		{ "rw-write-read-inversion", rw_write_read_inversion },
 		{ "rw-recursive-reads", rw_recursive_reads },
 		{ "rw-write-write", rw_write_write },
