@@ -111,15 +111,15 @@ static void api_sync_begin(int flavor, int underlying, const void *srcu, const c
 		int same_domain = flavor == FLAVOR_srcu ? held_reader_find(ts, FLAVOR_srcu, srcu) >= 0
 							: ts->nesting[flavor] != 0;
 		if (same_domain || held_reader_on(ts, (enum rcu_flavor)underlying)) {
-			char message[160];
-			if (flavor == FLAVOR_srcu)
+			if (flavor == FLAVOR_srcu) {
+				char message[160];
 				__builtin_snprintf(message, sizeof(message),
 						   "Illegal %s in same-type SRCU (or in RCU) read-side critical section",
 						   what);
-			else
-				__builtin_snprintf(message, sizeof(message),
-						   "Illegal %s in RCU read-side critical section", what);
-			print_suspicious_rcu(ts, CALLER_IP(), NULL, 0, message);
+				print_suspicious_rcu(ts, CALLER_IP(), NULL, 0, message);
+			} else {
+				print_illegal_sync(ts, CALLER_IP(), what);
+			}
 		}
 	}
 	if (!ts->in_tracer && valid_flavor(flavor))

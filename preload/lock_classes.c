@@ -149,11 +149,8 @@ static void lock_class_set(const void *lock, uint32_t class_id)
 
 uint32_t lock_class_of_slow(const void *lock, uint32_t *generation)
 {
-	struct lock_instance *slot = instance_slot(lock, 0);
-	if (!slot) {
-		/* A slot elsewhere in the probe sequence, or none yet. */
-		slot = instance_slot(lock, 1);
-	}
+	/* Not in its first slot: elsewhere in the probe sequence, or new. */
+	struct lock_instance *slot = instance_slot(lock, 1);
 	if (slot) {
 		uint64_t v = __atomic_load_n(&slot->class_and_gen, __ATOMIC_RELAXED);
 		if ((uint32_t)v) {

@@ -246,7 +246,7 @@ static void print_circular_bug(struct thread_state *ts, const struct held_lock *
 	lock_class_name(held->class_id, p_name, sizeof(p_name));
 	report_begin(ts, "WARNING: possible circular locking dependency detected");
 	report_printf("%s is trying to acquire lock:\n", report_task_name());
-	report_class_line(class_id, op == ACQUIRE_SYNC || held->kind == HELD_RCU_READ ? lock : lock, ", at: ");
+	report_class_line(class_id, lock, ", at: ");
 	report_symbolized_ip(ip);
 	report_printf("\n\nbut task is already holding lock:\n");
 	report_class_line(held->class_id, held->kind == HELD_RCU_READ && held->flavor != FLAVOR_srcu ? NULL : held->lock,

@@ -185,7 +185,6 @@ void report_raw_write(const char *buf, size_t len)
 static char report_buf[REPORT_BUFFER_SIZE];
 static size_t report_len;
 static int report_saved_errno;
-static int report_in_progress;   /* reports from inside a report are dropped */
 
 void report_printf(const char *fmt, ...)
 {
@@ -226,7 +225,6 @@ void report_begin(struct thread_state *ts, const char *title)
 	tracer_enter(ts);
 	report_saved_errno = errno;
 	report_lock();
-	report_in_progress = 1;
 	report_len = 0;
 	nr_report_pcs = 0;
 	size_t width = strlen(title);
@@ -319,7 +317,6 @@ void report_end(struct thread_state *ts, enum report_kind kind)
 {
 	if (report_is_suppressed(kind)) {
 		__atomic_fetch_add(&suppressed_count, 1, __ATOMIC_RELAXED);
-		report_in_progress = 0;
 		report_unlock();
 		errno = report_saved_errno;
 		tracer_leave(ts);
@@ -328,7 +325,6 @@ void report_end(struct thread_state *ts, enum report_kind kind)
 	__atomic_fetch_add(&report_counts[kind], 1, __ATOMIC_RELAXED);
 	int fd = report_fd();
 	write_all(fd, report_buf, report_len);
-	report_in_progress = 0;
 	report_unlock();
 	if (tracer_options.halt_on_error) {
 		static const char msg[] = "lockdep-rcu: halt_on_error=1, exiting\n";
