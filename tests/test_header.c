@@ -156,6 +156,18 @@ Test(header, synchronize_srcu_in_own_reader_is_reported_before_the_hang)
 	expect_silent("memb", "synchronize-srcu-outside");
 }
 
+Test(header, synchronize_sched_inside_a_reader_of_the_same_liburcu_flavor)
+{
+	struct run_options o = { .preload = 1, .timeout = 3 };
+	struct run r = run_target("header_checks", "memb", "synchronize-sched-in-bh-reader", &o);
+	cr_expect(r.timed_out, "liburcu really deadlocks here");
+	cr_expect(has_site_message(&r, "header_checks.c",
+				   "Illegal synchronize_sched() in RCU read-side critical section"), "%s", r.err);
+	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
+	run_free(&r);
+	expect_silent("memb", "synchronize-sched-outside");
+}
+
 Test(header, unbalanced_header_flavor_unlock)
 {
 	struct run r = run_target("header_checks", "memb", "unbalanced-bh-unlock", &preloaded);

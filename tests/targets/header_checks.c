@@ -250,6 +250,23 @@ SCENARIO srcu_grace_period_ok(void)
 	SITE(synchronize_srcu(&domain_a));
 }
 
+/* synchronize_sched() waits for every reader built on the program's
+ * flavor, an RCU-bh one included: inside it, it never returns. */
+SCENARIO synchronize_sched_in_bh_reader(void)
+{
+	rcu_read_lock_bh();
+	SITE(synchronize_sched());
+	rcu_read_unlock_bh();
+}
+
+SCENARIO synchronize_sched_outside(void)
+{
+	rcu_read_lock_bh();
+	rcu_read_unlock_bh();
+	SITE(synchronize_sched());
+	SITE(synchronize_rcu_bh());
+}
+
 /* rcu_read_unlock_bh() with no RCU-bh reader. */
 SCENARIO unbalanced_bh_unlock(void)
 {
@@ -289,6 +306,8 @@ int main(int argc, char **argv)
 		{ "unbalanced-bh-unlock", unbalanced_bh_unlock },
 		{ "srcu-grace-period-deadlock", srcu_grace_period_deadlock },
 		{ "srcu-grace-period-ok", srcu_grace_period_ok },
+		{ "synchronize-sched-in-bh-reader", synchronize_sched_in_bh_reader },
+		{ "synchronize-sched-outside", synchronize_sched_outside },
 		{ NULL, NULL },
 	};
 	int ret = run_scenario(argc, argv, scenarios);
