@@ -63,7 +63,7 @@ uint32_t rcu_flavor_class(enum rcu_flavor flavor)
 static int key_set_insert(uint64_t *set, uint32_t size, uint64_t key, const char *limit)
 {
 	uint32_t h = (uint32_t)(key >> 40) & (size - 1);
-	for (uint32_t probe = 0; probe < 8; probe++) {
+	for (uint32_t probe = 0; probe < KEY_SET_PROBES; probe++) {
 		uint64_t *slot = &set[(h + probe) & (size - 1)];
 		uint64_t expected = 0;
 		if (__atomic_compare_exchange_n(slot, &expected, key, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE) ||
@@ -78,7 +78,7 @@ static int key_set_insert(uint64_t *set, uint32_t size, uint64_t key, const char
 static int key_set_contains(const uint64_t *set, uint32_t size, uint64_t key)
 {
 	uint32_t h = (uint32_t)(key >> 40) & (size - 1);
-	for (uint32_t probe = 0; probe < 8; probe++) {
+	for (uint32_t probe = 0; probe < KEY_SET_PROBES; probe++) {
 		uint64_t cur = __atomic_load_n(&set[(h + probe) & (size - 1)], __ATOMIC_ACQUIRE);
 		if (cur == key)
 			return 1;

@@ -16,6 +16,11 @@
 #define MAX_LOCKDEP_CHAINS (1u << 16)     /* power of two */
 #define MAX_INSTANCE_PAIRS (1u << 16)     /* power of two */
 #define DEPENDENCY_FRAMES 12
+/* Linear probing clusters: at a fifth full, runs of 8+ occupied slots
+ * exist in a 64K table, so a short probe limit makes inserts fail early
+ * (seen: MAX_INSTANCE_PAIRS "full" at 20% load). A lookup stops at the
+ * first free slot, so a long limit costs nothing in the common case. */
+#define KEY_SET_PROBES 64
 
 /* How the new lock is taken. */
 enum acquire_op {
@@ -51,7 +56,7 @@ static inline uint64_t chain_mix(uint64_t key, uint64_t v)
 static inline int chain_is_validated(uint64_t key)
 {
 	uint32_t h = (uint32_t)(key >> 40) & (MAX_LOCKDEP_CHAINS - 1);
-	for (uint32_t probe = 0; probe < 8; probe++) {
+	for (uint32_t probe = 0; probe < KEY_SET_PROBES; probe++) {
 		uint64_t cur = __atomic_load_n(&validated_chains[(h + probe) & (MAX_LOCKDEP_CHAINS - 1)],
 					       __ATOMIC_ACQUIRE);
 		if (cur == key)
