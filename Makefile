@@ -5,6 +5,7 @@ CC ?= cc
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD := build
+.DEFAULT_GOAL := all
 
 WARN := -Wall -Wextra
 CFLAGS ?= -O2 -g
@@ -41,6 +42,22 @@ TARGETS := $(foreach t,$(TARGET_NAMES),$(foreach f,$(URCU_FLAVORS),$(BUILD)/targ
 # A few built -no-pie and with _LGPL_SOURCE too, to test those builds.
 NOPIE_TARGETS := $(BUILD)/targets/header_checks.memb.nopie $(BUILD)/targets/deref_outside_reader.memb.nopie
 LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header_checks.qsbr.lgpl
+
+# Programs that need their own link lines: a plugin that links liburcu in
+# its own scope and its host; a library whose destructor witnesses exit.
+PLUGIN_TARGETS := $(BUILD)/targets/liburcu_plugin.so $(BUILD)/targets/plugin_host \
+	$(BUILD)/targets/libexit_witness.so $(BUILD)/targets/exit_witness_main
+$(BUILD)/targets/liburcu_plugin.so: tests/targets/plugins/urcu_plugin.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@ -lurcu-memb -lurcu-common
+$(BUILD)/targets/plugin_host: tests/targets/plugins/plugin_host.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -ldl
+$(BUILD)/targets/libexit_witness.so: tests/targets/plugins/exit_witness.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@
+$(BUILD)/targets/exit_witness_main: tests/targets/plugins/exit_witness_main.c $(BUILD)/targets/libexit_witness.so
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -lexit_witness -Wl,-rpath,'$$ORIGIN'
 
 SUITE_SRCS := $(wildcard tests/*.c)
 SUITE := $(BUILD)/tests/suite
@@ -100,7 +117,7 @@ $(UNIT): $(UNIT_SRCS) preload/options.c preload/options.h preload/suppressions.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) preload/options.c preload/suppressions.c -o $@ -lcriterion
 
-TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
+TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
 
 # LeakSanitizer stays on for our code and the tools; only Criterion's own
 # occasional leak is suppressed.

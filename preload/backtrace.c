@@ -1,52 +1,34 @@
-/* libunwind is dlopen()ed RTLD_LOCAL instead of linked: libunwind.so.8
- * exports backtrace and _Unwind_*, and linking it would rebind the host's
- * C++ exception handling to it. glibc's backtrace() is the fallback. */
+/* Stack capture with glibc's backtrace(), i.e. libgcc's DWARF unwinder:
+ * after its one-time load it allocates nothing, takes no lock (it finds
+ * unwind tables with _dl_find_object), keeps no descriptor and has no
+ * thread-local storage, unlike libunwind 1.6 (a pipe on fds 3 and 4 for
+ * memory validation, and TLS that a dlopen()ed copy allocates with malloc
+ * on each thread's first use). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
 #include "backtrace.h"
 #include "thread_state.h"
 
-typedef int (*unw_backtrace_fn)(void **buffer, int size);
+static int unwinder_ready;
+static uintptr_t tracer_text_lo, tracer_text_hi;   /* our executable segment */
+static __thread const char *unavailable_reason __attribute__((tls_model("initial-exec")));
 
-static unw_backtrace_fn unw_backtrace_ptr;
-static int unwinder_loaded;   /* 0 not tried, 1 tried */
-
-static void load_unwinder(void)
+static int find_own_text(struct dl_phdr_info *info, size_t size, void *base)
 {
-	if (unwinder_loaded)
-		return;
-	unwinder_loaded = 1;
-	void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-	if (lib)
-		unw_backtrace_ptr = (unw_backtrace_fn)dlsym(lib, "unw_backtrace");
-}
-
-/* Base address of the object a code address belongs to. */
-static const void *module_base(const void *addr)
-{
-	Dl_info info;
-	if (!dladdr(addr, &info))
-		return NULL;
-	return info.dli_fbase;
-}
-
-size_t backtrace_capture(uintptr_t *frames, size_t max)
-{
-	void *raw[160];
-	struct thread_state *ts = thread_state();
-	tracer_enter(ts);
-	load_unwinder();
-	int n = unw_backtrace_ptr ? unw_backtrace_ptr(raw, 160) : backtrace(raw, 160);
-	const void *self = module_base((const void *)&backtrace_capture);
-	/* Skip the frames of the tracer itself (the wrappers, the thread
-	 * trampoline): the stack shown is the program's. */
-	size_t out = 0;
-	for (int i = 0; i < n && out < max; i++)
-		if (module_base(raw[i]) != self)
-			frames[out++] = (uintptr_t)raw[i];
-	tracer_leave(ts);
-	return out;
+	(void)size;
+	if (info->dlpi_addr != (uintptr_t)base)
+		return 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			tracer_text_lo = info->dlpi_addr + ph->p_vaddr;
+			tracer_text_hi = tracer_text_lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 void backtrace_warm_up(void)
@@ -54,8 +36,40 @@ void backtrace_warm_up(void)
 	void *raw[4];
 	struct thread_state *ts = thread_state();
 	tracer_enter(ts);
-	load_unwinder();
-	if (unw_backtrace_ptr)
-		unw_backtrace_ptr(raw, 4);
+	Dl_info info;
+	if (dladdr((void *)&backtrace_warm_up, &info))
+		dl_iterate_phdr(find_own_text, info.dli_fbase);
+	backtrace(raw, 4);
 	tracer_leave(ts);
+	__atomic_store_n(&unwinder_ready, 1, __ATOMIC_RELEASE);
+}
+
+const char *backtrace_unavailable_reason(void)
+{
+	return unavailable_reason;
+}
+
+size_t backtrace_capture(uintptr_t *frames, size_t max)
+{
+	unavailable_reason = 0;
+	if (!__atomic_load_n(&unwinder_ready, __ATOMIC_ACQUIRE)) {
+		unavailable_reason = "the unwinder is not loaded yet (before the tracer's constructor)";
+		return 0;
+	}
+	struct thread_state *ts = thread_state();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	if (ts->stack_limit && sp - ts->stack_limit < BACKTRACE_STACK_NEEDED) {
+		unavailable_reason = "too little stack left on this thread to unwind it";
+		return 0;
+	}
+	tracer_enter(ts);
+	int n = backtrace((void **)frames, (int)max);
+	tracer_leave(ts);
+	/* The wrappers and the thread trampoline are the tracer's frames: the
+	 * stack shown is the program's. */
+	size_t out = 0;
+	for (int i = 0; i < n; i++)
+		if (frames[i] < tracer_text_lo || frames[i] >= tracer_text_hi)
+			frames[out++] = frames[i];
+	return out;
 }

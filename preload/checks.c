@@ -9,6 +9,9 @@
 #include "symbolize.h"
 #include "options.h"
 #include "backtrace.h"
+#include "lock_classes.h"
+#include "lock_tracking.h"
+#include <unistd.h>
 
 __thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("initial-exec")));
 
@@ -32,7 +35,7 @@ static void report_site(uintptr_t ip, const char *file, int line)
 }
 
 /* The RCU state of the thread, as the kernel prints rcu_scheduler_active. */
-static void report_rcu_state(const struct thread_state *ts)
+static void report_rcu_state(struct thread_state *ts)
 {
 	report_printf("\nrcu read-side nesting:");
 	int any = 0;
@@ -56,28 +59,43 @@ static void report_rcu_state(const struct thread_state *ts)
 	report_printf("\n");
 }
 
-/* frames: a stack captured earlier (deferred reports), or NULL for now's. */
+struct suspicious {
+	uintptr_t site_ip;
+	const char *site_file;
+	int site_line;
+	const char *message;
+	const char *detail;
+	const uintptr_t *frames;   /* a stack captured earlier, or NULL for now's */
+	size_t nr_frames;
+};
+
+static void print_suspicious_body(struct thread_state *ts, void *arg)
+{
+	const struct suspicious *s = arg;
+	report_site(s->site_ip, s->site_file, s->site_line);
+	report_printf(" %s!\n", s->message);
+	report_printf("\nother info that might help us debug this:\n\n");
+	if (s->detail)
+		report_printf("%s\n", s->detail);
+	if (s->frames) {
+		report_printf("\n(reported when the thread ended; the stack is the one at the site)\n");
+		report_backtrace_frames(s->frames, s->nr_frames);
+	} else {
+		report_rcu_state(ts);
+		report_held_locks(ts);
+		report_backtrace();
+	}
+}
+
 static void print_suspicious(struct thread_state *ts, uintptr_t site_ip, const char *site_file,
 			     int site_line, const char *message, const char *detail,
 			     const uintptr_t *frames, size_t nr_frames)
 {
 	if (site_ip && !report_site_once(REPORT_SUSPICIOUS_RCU, site_ip))
 		return;
-	report_begin(ts, "WARNING: suspicious RCU usage");
-	report_site(site_ip, site_file, site_line);
-	report_printf(" %s!\n", message);
-	report_printf("\nother info that might help us debug this:\n\n");
-	if (detail)
-		report_printf("%s\n", detail);
-	if (frames) {
-		report_printf("\n(reported when the thread ended; the stack is the one at the site)\n");
-		report_backtrace_frames(frames, nr_frames);
-	} else {
-		report_rcu_state(ts);
-		report_held_locks(ts);
-		report_backtrace();
-	}
-	report_end(ts, REPORT_SUSPICIOUS_RCU);
+	struct suspicious s = { site_ip, site_file, site_line, message, detail, frames, nr_frames };
+	report_emit(ts, REPORT_SUSPICIOUS_RCU, site_ip, "WARNING: suspicious RCU usage",
+		    print_suspicious_body, &s);
 }
 
 void print_suspicious_rcu(struct thread_state *ts, uintptr_t site_ip, const char *site_file,
@@ -184,13 +202,26 @@ void print_illegal_sync(struct thread_state *ts, uintptr_t ip, const char *what)
 	print_suspicious_rcu(ts, ip, NULL, 0, msg);
 }
 
-static void describe_lock(const void *lock, const char *fallback, char *buf, size_t size)
+struct lock_event {
+	uintptr_t ip;
+	const void *lock;
+	const char *type_name;
+	int held_index;
+	unsigned long size;
+	enum held_kind kind;
+};
+
+static void print_bad_unlock_body(struct thread_state *ts, void *arg)
 {
-	buf[0] = 0;
-	if (tracer_options.symbolize)
-		symbolize_data((uintptr_t)lock, buf, size);
-	if (!buf[0])
-		snprintf(buf, size, "%s", fallback);
+	const struct lock_event *e = arg;
+	char name[256];
+	report_lock_name(e->lock, e->lock ? lock_class_peek(e->lock) : 0, e->type_name, name, sizeof(name));
+	report_printf("%s is trying to release lock (%s) at:\n", report_task_name(), name);
+	report_symbolized_ip(e->ip);
+	report_printf("\nbut there are no more locks to release!\n");
+	report_printf("\nother info that might help us debug this:\n");
+	report_held_locks(ts);
+	report_backtrace();
 }
 
 void print_bad_unlock_balance(struct thread_state *ts, uintptr_t ip, const void *lock,
@@ -198,20 +229,35 @@ void print_bad_unlock_balance(struct thread_state *ts, uintptr_t ip, const void 
 {
 	if (!report_site_once(REPORT_BAD_UNLOCK, ip))
 		return;
-	char name[256];
-	report_begin(ts, "WARNING: bad unlock balance detected!");
-	if (lock) {
-		describe_lock(lock, lock_name, name, sizeof(name));
-		report_printf("%s is trying to release lock (%s) at:\n", report_task_name(), name);
-	} else {
-		report_printf("%s is trying to release lock (%s) at:\n", report_task_name(), lock_name);
+	struct lock_event e = { .ip = ip, .lock = lock, .type_name = lock_name };
+	report_emit(ts, REPORT_BAD_UNLOCK, ip, "WARNING: bad unlock balance detected!", print_bad_unlock_body, &e);
+}
+
+/* Whether this thread owns the lock as the C library records it (for the
+ * kinds where it does): a lock taken past MAX_LOCK_DEPTH. */
+static int owned_per_libc(const void *lock, unsigned kind_mask)
+{
+	pid_t self = gettid();
+	if (kind_mask & KIND_BIT(HELD_MUTEX))
+		return ((const pthread_mutex_t *)lock)->__data.__owner == self;
+	if (kind_mask & KIND_BIT(HELD_RWLOCK_WRITE))
+		return ((const pthread_rwlock_t *)lock)->__data.__cur_writer == self;
+	return -1;   /* unknown */
+}
+
+void lock_release_unheld(struct thread_state *ts, const void *lock, unsigned kind_mask, uintptr_t ip,
+			 const char *type_name)
+{
+	if (ts->untracked) {
+		/* Taken past MAX_LOCK_DEPTH, or not? The C library knows for
+		 * mutexes and write-held rwlocks; for the rest, trust the count. */
+		int owned = owned_per_libc(lock, kind_mask);
+		if (owned != 0) {
+			ts->untracked--;
+			return;
+		}
 	}
-	report_symbolized_ip(ip);
-	report_printf("\nbut there are no more locks to release!\n");
-	report_printf("\nother info that might help us debug this:\n");
-	report_held_locks(ts);
-	report_backtrace();
-	report_end(ts, REPORT_BAD_UNLOCK);
+	print_bad_unlock_balance(ts, ip, lock, type_name);
 }
 
 static const char *lock_type_name(enum held_kind kind)
@@ -223,20 +269,18 @@ static const char *lock_type_name(enum held_kind kind)
 	}
 }
 
-void print_recursive_locking(struct thread_state *ts, uintptr_t ip, const void *lock,
-			     enum held_kind kind, int held_index)
+static void print_recursive_locking_body(struct thread_state *ts, void *arg)
 {
-	if (!report_site_once(REPORT_RECURSIVE_LOCKING, ip))
-		return;
+	const struct lock_event *e = arg;
+	struct held_lock *held = &ts->held[e->held_index];
 	char name[256];
-	describe_lock(lock, lock_type_name(kind), name, sizeof(name));
-	report_begin(ts, "WARNING: possible recursive locking detected");
+	report_lock_name(e->lock, held_class(held), lock_type_name(e->kind), name, sizeof(name));
 	report_printf("%s is trying to acquire lock:\n", report_task_name());
-	report_printf("%016lx (%s), at: ", (unsigned long)lock, name);
-	report_symbolized_ip(ip);
+	report_printf("%016lx (%s), at: ", (unsigned long)e->lock, name);
+	report_symbolized_ip(e->ip);
 	report_printf("\n\nbut task is already holding lock:\n");
-	report_printf("%016lx (%s), at: ", (unsigned long)lock, name);
-	report_symbolized_ip(ts->held[held_index].acquire_ip);
+	report_printf("%016lx (%s), at: ", (unsigned long)e->lock, name);
+	report_symbolized_ip(held->acquire_ip);
 	report_printf("\n\nother info that might help us debug this:\n");
 	report_printf(" Possible unsafe locking scenario:\n\n");
 	report_printf("       CPU0\n       ----\n");
@@ -244,7 +288,26 @@ void print_recursive_locking(struct thread_state *ts, uintptr_t ip, const void *
 	report_printf(" May be due to missing lock nesting notation\n\n");
 	report_held_locks(ts);
 	report_backtrace();
-	report_end(ts, REPORT_RECURSIVE_LOCKING);
+}
+
+void print_recursive_locking(struct thread_state *ts, uintptr_t ip, const void *lock,
+			     enum held_kind kind, int held_index)
+{
+	if (!report_site_once(REPORT_RECURSIVE_LOCKING, ip))
+		return;
+	struct lock_event e = { .ip = ip, .lock = lock, .held_index = held_index, .kind = kind };
+	report_emit(ts, REPORT_RECURSIVE_LOCKING, ip, "WARNING: possible recursive locking detected",
+		    print_recursive_locking_body, &e);
+}
+
+static void print_held_lock_freed_body(struct thread_state *ts, void *arg)
+{
+	const struct lock_event *e = arg;
+	report_printf("%s is freeing memory %016lx-%016lx, with a lock still held there!\n",
+		      report_task_name(), (unsigned long)e->lock, (unsigned long)e->lock + e->size - 1);
+	report_held_lock(e->held_index, &ts->held[e->held_index]);
+	report_held_locks(ts);
+	report_backtrace();
 }
 
 void print_held_lock_freed(struct thread_state *ts, uintptr_t ip, const void *lock,
@@ -252,29 +315,39 @@ void print_held_lock_freed(struct thread_state *ts, uintptr_t ip, const void *lo
 {
 	if (!report_site_once(REPORT_HELD_LOCK_FREED, ip))
 		return;
-	report_begin(ts, "BUG: held lock freed!");
-	report_printf("%s is freeing memory %016lx-%016lx, with a lock still held there!\n",
-		      report_task_name(), (unsigned long)lock, (unsigned long)lock + size - 1);
-	report_held_lock(held_index, &ts->held[held_index]);
+	struct lock_event e = { .ip = ip, .lock = lock, .held_index = held_index, .size = size };
+	report_emit(ts, REPORT_HELD_LOCK_FREED, ip, "BUG: held lock freed!", print_held_lock_freed_body, &e);
+}
+
+static void print_locks_held_body(struct thread_state *ts, void *arg)
+{
+	(void)arg;
 	report_held_locks(ts);
 	report_backtrace();
-	report_end(ts, REPORT_HELD_LOCK_FREED);
+}
+
+/* The innermost entry that this thread took itself (not inherited). */
+static int innermost_own_entry(const struct thread_state *ts)
+{
+	for (int i = (int)ts->depth - 1; i >= 0; i--)
+		if (ts->held[i].kind != HELD_NONE && !held_is_inherited(&ts->held[i]))
+			return i;
+	return -1;
 }
 
 void check_locks_held_at_thread_end(struct thread_state *ts)
 {
-	if (ts->depth == 0)
+	int innermost = innermost_own_entry(ts);
+	if (innermost < 0)
 		return;
 	/* Once per innermost acquisition site: a thread pool whose workers all
 	 * leak the same lock is one bug. */
-	if (!report_site_once(REPORT_LOCKS_HELD_AT_EXIT, ts->held[ts->depth - 1].acquire_ip))
+	uintptr_t site = ts->held[innermost].acquire_ip;
+	if (!report_site_once(REPORT_LOCKS_HELD_AT_EXIT, site))
 		return;
 	char title[96];
 	snprintf(title, sizeof(title), "BUG: %s still has locks held!", report_task_name());
-	report_begin(ts, title);
-	report_held_locks(ts);
-	report_backtrace();
-	report_end(ts, REPORT_LOCKS_HELD_AT_EXIT);
+	report_emit(ts, REPORT_LOCKS_HELD_AT_EXIT, site, title, print_locks_held_body, NULL);
 }
 
 void check_registered_at_thread_end(struct thread_state *ts)
@@ -292,6 +365,22 @@ void check_registered_at_thread_end(struct thread_state *ts)
 	}
 }
 
+struct assertion {
+	uintptr_t ip;
+	const char *file;
+	int line;
+	const char *message;
+};
+
+static void print_assertion_body(struct thread_state *ts, void *arg)
+{
+	const struct assertion *a = arg;
+	report_printf("%s:%d %s\n", a->file, a->line, a->message);
+	report_printf("\nother info that might help us debug this:\n");
+	report_held_locks(ts);
+	report_backtrace();
+}
+
 void print_assertion(struct thread_state *ts, uintptr_t ip, const char *file, int line,
 		     const char *message)
 {
@@ -299,10 +388,6 @@ void print_assertion(struct thread_state *ts, uintptr_t ip, const char *file, in
 		return;
 	char title[512];
 	snprintf(title, sizeof(title), "WARNING: %s at %s:%d", report_task_name(), file, line);
-	report_begin(ts, title);
-	report_printf("%s:%d %s\n", file, line, message);
-	report_printf("\nother info that might help us debug this:\n");
-	report_held_locks(ts);
-	report_backtrace();
-	report_end(ts, REPORT_WARNING);
+	struct assertion a = { ip, file, line, message };
+	report_emit(ts, REPORT_WARNING, ip, title, print_assertion_body, &a);
 }

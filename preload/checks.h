@@ -34,6 +34,11 @@ void check_unregistered_reader(struct thread_state *ts, enum rcu_flavor flavor, 
 /* The thread registered with flavor: its earlier reads are forgiven. */
 void forget_unregistered_reads(enum rcu_flavor flavor);
 void print_illegal_sync(struct thread_state *ts, uintptr_t ip, const char *what);
+/* An unlock of a lock this thread has no entry for: one taken past
+ * MAX_LOCK_DEPTH (the C library's owner field tells, where it has one),
+ * or the kernel's bad unlock balance. */
+void lock_release_unheld(struct thread_state *ts, const void *lock, unsigned kind_mask, uintptr_t ip,
+			 const char *type_name);
 void print_bad_unlock_balance(struct thread_state *ts, uintptr_t ip, const void *lock,
 			      const char *lock_name);
 void print_recursive_locking(struct thread_state *ts, uintptr_t ip, const void *lock,

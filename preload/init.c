@@ -1,36 +1,38 @@
 /* Process start and end. Nothing here is needed for correctness of the
- * wrappers (they work before this constructor runs); it only moves slow
- * first-time work out of reports and runs the checks at exit. */
+ * wrappers (they work before this constructor runs); it registers the fork
+ * handlers, prepares what must exist before the program can change its
+ * credentials or descriptors (the log), moves slow first-time work out of
+ * reports, and sums up at the end. The exit status is set by the exit()
+ * wrapper (intercept_process.c): the exit sequence is never cut short. */
 #define _GNU_SOURCE
-#include <stdio.h>
 #include <unistd.h>
 #include "checks.h"
+#include "log_output.h"
 #include "options.h"
 #include "report.h"
 #include "backtrace.h"
 
+void tracer_register_fork_handlers(void);
+
 __attribute__((constructor)) static void tracer_init(void)
 {
+	tracer_register_fork_handlers();
 	options_init();
+	log_output_open_early();
 	backtrace_warm_up();
 }
 
-/* The thread that called exit() ends here: its locks and read-side sections
- * still held are reported. Then, when anything was reported, the summary
- * line and the sanitizers' exit status convention. */
+/* Runs among the destructors of the loaded objects: the reports other
+ * threads are still writing, then the deferred check of the exiting thread
+ * (a read side of a thread that never registered), then the summary. The
+ * exiting thread's held locks are not reported: a daemon that takes its
+ * shutdown lock and calls exit() is not ending a thread with locks held. */
 __attribute__((destructor)) static void tracer_fini(void)
 {
 	struct thread_state *ts = thread_state();
-	if (!ts->in_tracer && !ts->thread_ended) {
-		ts->thread_ended = 1;
-		check_locks_held_at_thread_end(ts);
+	report_wait_in_flight();
+	if (!ts->in_tracer && !ts->thread_ended)
 		check_never_registered_reader(ts);
-	}
 	report_print_summary();
-	if (!report_count())
-		return;
-	if (tracer_options.exitcode) {
-		fflush(NULL);   /* the program's buffered output comes first */
-		_exit(tracer_options.exitcode);
-	}
+	log_output_close_at_exit();
 }

@@ -20,17 +20,39 @@ static inline int mtx_relock_would_block(mtx_t *m)
 	return mutex_relock_would_block((const pthread_mutex_t *)(void *)m);
 }
 
+static inline const pthread_mutex_t *as_pthread(const mtx_t *m)
+{
+	return (const pthread_mutex_t *)(const void *)m;
+}
+
+/* One body for mtx_lock and mtx_timedlock (mtx_recursive relocks count
+ * on their entry, as for pthread mutexes). */
+#define MTX_BLOCKING(call)                                                       \
+	struct thread_state *ts = thread_state();                                \
+	if (unlikely(ts->in_tracer))                                             \
+		return call;                                                     \
+	struct held_lock *again = recursive_relock(ts, as_pthread(m));           \
+	if (unlikely(again != 0)) {                                              \
+		int ret = call;                                                  \
+		if (ret == thrd_success)                                         \
+			add_reference(ts, again);                                \
+		return ret;                                                      \
+	}                                                                        \
+	uintptr_t ip = CALLER_IP();                                              \
+	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m)); \
+	int ret = call;                                                          \
+	if (ret == thrd_success)                                                 \
+		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);               \
+	return ret
+
 int mtx_lock(mtx_t *m)
 {
-	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
-		return REAL(mtx_lock)(m);
-	uintptr_t ip = CALLER_IP();
-	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m));
-	int ret = REAL(mtx_lock)(m);
-	if (ret == thrd_success)
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0, class_id, 0);
-	return ret;
+	MTX_BLOCKING(REAL(mtx_lock)(m));
+}
+
+int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
+{
+	MTX_BLOCKING(REAL(mtx_timedlock)(m, t));
 }
 
 int mtx_trylock(mtx_t *m)
@@ -38,31 +60,26 @@ int mtx_trylock(mtx_t *m)
 	struct thread_state *ts = thread_state();
 	if (unlikely(ts->in_tracer))
 		return REAL(mtx_trylock)(m);
+	struct held_lock *again = recursive_relock(ts, as_pthread(m));
 	int ret = REAL(mtx_trylock)(m);
-	if (ret == thrd_success)
+	if (unlikely(again != 0)) {
+		if (ret == thrd_success)
+			add_reference(ts, again);
+	} else if (ret == thrd_success) {
 		lock_acquired_by_trylock(ts, m, HELD_MUTEX, CALLER_IP(), 0);
-	return ret;
-}
-
-int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
-{
-	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
-		return REAL(mtx_timedlock)(m, t);
-	uintptr_t ip = CALLER_IP();
-	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m));
-	int ret = REAL(mtx_timedlock)(m, t);
-	if (ret == thrd_success)
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0, class_id, 0);
+	}
 	return ret;
 }
 
 int mtx_unlock(mtx_t *m)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(!ts->in_tracer))
-		lock_released(ts, m, KIND_BIT(HELD_MUTEX), CALLER_IP(), "mtx_t");
-	return REAL(mtx_unlock)(m);
+	if (unlikely(ts->in_tracer))
+		return REAL(mtx_unlock)(m);
+	lock_released(ts, m, KIND_BIT(HELD_MUTEX), CALLER_IP(), "mtx_t");
+	int ret = REAL(mtx_unlock)(m);
+	perturb_point(ts);
+	return ret;
 }
 
 int mtx_init(mtx_t *m, int type)

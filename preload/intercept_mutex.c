@@ -1,7 +1,8 @@
 /* Interposed pthread mutexes and spinlocks. Each wrapper returns what the
  * real call returned and leaves errno as it left it; only a call that took
  * the lock changes the held-lock state (EOWNERDEAD from a robust mutex
- * whose owner died does take it). */
+ * whose owner died does take it). A recursive mutex taken again by its
+ * owner counts on its entry. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <errno.h>
@@ -22,17 +23,44 @@ INTERPOSE(pthread_spin_unlock);
 INTERPOSE(pthread_spin_init);
 INTERPOSE(pthread_spin_destroy);
 
+static inline int mutex_taken(int ret)
+{
+	return likely(ret == 0) || ret == EOWNERDEAD;
+}
+
+/* One body for the three blocking variants. */
+#define MUTEX_BLOCKING(call)                                                     \
+	struct thread_state *ts = thread_state();                                \
+	if (unlikely(ts->in_tracer))                                             \
+		return call;                                                     \
+	struct held_lock *again = recursive_relock(ts, m);                       \
+	if (unlikely(again != 0)) {                                              \
+		int ret = call;                                                  \
+		if (ret == 0)                                                    \
+			add_reference(ts, again);                                \
+		return ret;                                                      \
+	}                                                                        \
+	uintptr_t ip = CALLER_IP();                                              \
+	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m)); \
+	int ret = call;                                                          \
+	if (mutex_taken(ret))                                                    \
+		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);               \
+	return ret
+
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
-		return REAL(pthread_mutex_lock)(m);
-	uintptr_t ip = CALLER_IP();
-	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
-	int ret = REAL(pthread_mutex_lock)(m);
-	if (likely(ret == 0) || ret == EOWNERDEAD)
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0, class_id, 0);
-	return ret;
+	MUTEX_BLOCKING(REAL(pthread_mutex_lock)(m));
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime)
+{
+	MUTEX_BLOCKING(REAL(pthread_mutex_timedlock)(m, abstime));
+}
+
+int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clock,
+			    const struct timespec *restrict abstime)
+{
+	MUTEX_BLOCKING(REAL(pthread_mutex_clocklock)(m, clock, abstime));
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -40,45 +68,26 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
 	struct thread_state *ts = thread_state();
 	if (unlikely(ts->in_tracer))
 		return REAL(pthread_mutex_trylock)(m);
+	struct held_lock *again = recursive_relock(ts, m);
 	int ret = REAL(pthread_mutex_trylock)(m);
-	if (ret == 0 || ret == EOWNERDEAD)
+	if (unlikely(again != 0)) {
+		if (ret == 0)
+			add_reference(ts, again);
+	} else if (mutex_taken(ret)) {
 		lock_acquired_by_trylock(ts, m, HELD_MUTEX, CALLER_IP(), 0);
-	return ret;
-}
-
-int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime)
-{
-	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
-		return REAL(pthread_mutex_timedlock)(m, abstime);
-	uintptr_t ip = CALLER_IP();
-	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
-	int ret = REAL(pthread_mutex_timedlock)(m, abstime);
-	if (ret == 0 || ret == EOWNERDEAD)
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0, class_id, 0);
-	return ret;
-}
-
-int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clock,
-			    const struct timespec *restrict abstime)
-{
-	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
-		return REAL(pthread_mutex_clocklock)(m, clock, abstime);
-	uintptr_t ip = CALLER_IP();
-	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
-	int ret = REAL(pthread_mutex_clocklock)(m, clock, abstime);
-	if (ret == 0 || ret == EOWNERDEAD)
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0, class_id, 0);
+	}
 	return ret;
 }
 
 int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(!ts->in_tracer))
-		lock_released(ts, m, KIND_BIT(HELD_MUTEX), CALLER_IP(), "pthread_mutex_t");
-	return REAL(pthread_mutex_unlock)(m);
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_mutex_unlock)(m);
+	lock_released(ts, m, KIND_BIT(HELD_MUTEX), CALLER_IP(), "pthread_mutex_t");
+	int ret = REAL(pthread_mutex_unlock)(m);
+	perturb_point(ts);
+	return ret;
 }
 
 int pthread_mutex_init(pthread_mutex_t *restrict m, const pthread_mutexattr_t *restrict attr)
@@ -108,7 +117,7 @@ int pthread_spin_lock(pthread_spinlock_t *s)
 	uint32_t class_id = lock_before_blocking(ts, (const void *)s, HELD_SPIN, ip, 1);
 	int ret = REAL(pthread_spin_lock)(s);
 	if (likely(ret == 0))
-		lock_acquired(ts, (const void *)s, HELD_SPIN, ip, 0, class_id, 0);
+		lock_acquired(ts, (const void *)s, HELD_SPIN, ip, class_id, 0);
 	return ret;
 }
 
@@ -126,9 +135,12 @@ int pthread_spin_trylock(pthread_spinlock_t *s)
 int pthread_spin_unlock(pthread_spinlock_t *s)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(!ts->in_tracer))
-		lock_released(ts, (const void *)s, KIND_BIT(HELD_SPIN), CALLER_IP(), "pthread_spinlock_t");
-	return REAL(pthread_spin_unlock)(s);
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_spin_unlock)(s);
+	lock_released(ts, (const void *)s, KIND_BIT(HELD_SPIN), CALLER_IP(), "pthread_spinlock_t");
+	int ret = REAL(pthread_spin_unlock)(s);
+	perturb_point(ts);
+	return ret;
 }
 
 int pthread_spin_init(pthread_spinlock_t *s, int pshared)

@@ -35,8 +35,8 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 	uint32_t class_id = lock_before_blocking(ts, rw, kind, ip, relock_blocks);                   \
 	int ret = call;                                                          \
 	if (likely(ret == 0))                                                    \
-		lock_acquired(ts, rw, kind, ip, 0, class_id,                     \
-			      kind == HELD_RWLOCK_READ && !(relock_blocks));     \
+		lock_acquired(ts, rw, kind, ip, class_id,                        \
+			      kind == HELD_RWLOCK_READ && !(relock_blocks) ? HELD_ATTR_READ_RECURSIVE : 0); \
 	return ret
 
 #define RWLOCK_TRY(kind, call)                                                   \
@@ -46,7 +46,8 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 	int ret = call;                                                          \
 	if (ret == 0)                                                            \
 		lock_acquired_by_trylock(ts, rw, kind, CALLER_IP(),              \
-					 kind == HELD_RWLOCK_READ && !read_relock_blocks(rw)); \
+					 kind == HELD_RWLOCK_READ && !read_relock_blocks(rw) \
+					 ? HELD_ATTR_READ_RECURSIVE : 0);                \
 	return ret
 
 int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
@@ -95,10 +96,13 @@ int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(!ts->in_tracer))
-		lock_released(ts, rw, KIND_BIT(HELD_RWLOCK_READ) | KIND_BIT(HELD_RWLOCK_WRITE),
-			      CALLER_IP(), "pthread_rwlock_t");
-	return REAL(pthread_rwlock_unlock)(rw);
+	if (unlikely(ts->in_tracer))
+		return REAL(pthread_rwlock_unlock)(rw);
+	lock_released(ts, rw, KIND_BIT(HELD_RWLOCK_READ) | KIND_BIT(HELD_RWLOCK_WRITE),
+		      CALLER_IP(), "pthread_rwlock_t");
+	int ret = REAL(pthread_rwlock_unlock)(rw);
+	perturb_point(ts);
+	return ret;
 }
 
 int pthread_rwlock_init(pthread_rwlock_t *restrict rw, const pthread_rwlockattr_t *restrict attr)

@@ -1,6 +1,6 @@
 /* Thread lifetime: the thread-end checks (locks and read-side sections
- * still held, liburcu registrations left behind) and fork, whose child keeps
- * only the forking thread and so only that thread's state. */
+ * still held, liburcu registrations left behind), and the stack bounds the
+ * tracer needs to know how much of a thread's stack it may use. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,11 +11,12 @@
 
 INTERPOSE(pthread_create);
 INTERPOSE(pthread_exit);
-INTERPOSE(fork);
 
 struct thread_start {
 	void *(*start_routine)(void *);
 	void *arg;
+	size_t stack_size;      /* 0: unknown (the default, which is large) */
+	uintptr_t stack_addr;   /* the lowest address, when the caller gave the stack */
 };
 
 /* A pthread key whose destructor runs after the start routine and its TLS
@@ -24,6 +25,8 @@ struct thread_start {
 static pthread_key_t thread_end_key;
 static pthread_once_t thread_end_key_once = PTHREAD_ONCE_INIT;
 
+static void thread_ends(void *unused);
+
 static void registration_check_at_key_destruction(void *value)
 {
 	uintptr_t round = (uintptr_t)value;
@@ -31,6 +34,9 @@ static void registration_check_at_key_destruction(void *value)
 	/* Re-arm once: the next round runs after every other key's destructor
 	 * of this round (glibc runs up to PTHREAD_DESTRUCTOR_ITERATIONS). */
 	if (round == 1) {
+		/* The main thread's pthread_exit() has no trampoline cleanup:
+		 * its locks are checked here, after its cleanup handlers. */
+		thread_ends(NULL);
 		pthread_setspecific(thread_end_key, (void *)2);
 		return;
 	}
@@ -57,6 +63,14 @@ static void *thread_trampoline(void *p)
 {
 	struct thread_start start = *(struct thread_start *)p;
 	free(p);
+	struct thread_state *ts = thread_state();
+	/* The lowest usable address: what the tracer's stack capture must stay
+	 * above (glibc puts the thread's TLS and descriptor at the top of the
+	 * block, so measuring down from here is conservative). */
+	if (start.stack_addr)
+		ts->stack_limit = start.stack_addr;
+	else if (start.stack_size)
+		ts->stack_limit = (uintptr_t)__builtin_frame_address(0) - start.stack_size;
 	pthread_setspecific(thread_end_key, (void *)1);
 	void *ret;
 	pthread_cleanup_push(thread_ends, NULL);
@@ -77,6 +91,16 @@ int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict at
 		return REAL(pthread_create)(thread, attr, start_routine, arg);
 	start->start_routine = start_routine;
 	start->arg = arg;
+	start->stack_size = 0;
+	start->stack_addr = 0;
+	if (attr) {
+		void *addr = NULL;
+		size_t size = 0;
+		if (!pthread_attr_getstack(attr, &addr, &size) && addr)
+			start->stack_addr = (uintptr_t)addr;
+		else if (!pthread_attr_getstacksize(attr, &size))
+			start->stack_size = size;
+	}
 	int ret = REAL(pthread_create)(thread, attr, thread_trampoline, start);
 	if (ret != 0)
 		free(start);
@@ -87,22 +111,10 @@ void pthread_exit(void *retval)
 {
 	struct thread_state *ts = thread_state();
 	if (!ts->in_tracer) {
-		thread_ends(NULL);
 		/* The main thread has no trampoline: arm the key for it too. */
 		pthread_once(&thread_end_key_once, create_thread_end_key);
 		if (!pthread_getspecific(thread_end_key))
 			pthread_setspecific(thread_end_key, (void *)1);
 	}
 	REAL(pthread_exit)(retval);
-}
-
-pid_t fork(void)
-{
-	report_fork_prepare();
-	pid_t pid = REAL(fork)();
-	if (pid == 0)
-		report_fork_child();
-	else
-		report_fork_parent();
-	return pid;
 }

@@ -13,6 +13,7 @@
 #include "symbolize.h"
 #include "options.h"
 #include "thread_state.h"
+#include "tracer_lock.h"
 
 struct lock_class lock_classes[MAX_LOCK_CLASSES];
 struct lock_instance lock_instances[MAX_LOCK_INSTANCES];
@@ -23,22 +24,28 @@ static uint32_t nr_lock_classes = 1;   /* 0 means "no class" */
 #define CLASS_HASH_SIZE (2 * MAX_LOCK_CLASSES)
 static uint32_t class_hash[CLASS_HASH_SIZE];
 
-static int registry_lock_word;
+/* Taken to create a class (once per class): a signal handler that
+ * interrupts a creation on its own thread gets no class for its lock
+ * (it is then not validated) rather than waiting for itself. */
+static struct tracer_lock registry = TRACER_LOCK_INITIALIZER(TRACER_LOCK_CLASSES, "lock classes");
+static int registry_taken_for_fork;
 
-static void registry_lock(void)
+void lock_classes_fork_prepare(struct thread_state *self)
 {
-	while (__atomic_exchange_n(&registry_lock_word, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
+	registry_taken_for_fork = tracer_lock_fork_prepare(&registry, self);
 }
 
-static void registry_unlock(void)
+void lock_classes_fork_parent(void)
 {
-	__atomic_store_n(&registry_lock_word, 0, __ATOMIC_RELEASE);
+	tracer_lock_fork_parent(&registry, registry_taken_for_fork);
 }
 
-void lock_classes_fork_prepare(void) { registry_lock(); }
-void lock_classes_fork_parent(void) { registry_unlock(); }
-void lock_classes_fork_child(void) { registry_unlock(); }
+void lock_classes_fork_child(struct thread_state *self)
+{
+	/* A half-made class is not published before it is complete: the
+	 * tables stay consistent whatever a vanished thread was doing. */
+	tracer_lock_fork_child(&registry, registry_taken_for_fork, self);
+}
 
 static uint32_t class_key_hash(uintptr_t key, enum class_key_kind kind, unsigned subclass)
 {
@@ -71,14 +78,15 @@ static uint32_t class_lookup(uintptr_t key, enum class_key_kind kind, unsigned s
 	return 0;
 }
 
-uint32_t lock_class_for_key(uintptr_t key, enum class_key_kind kind, unsigned subclass,
-			    const char *name)
+static uint32_t class_for_key(uintptr_t key, enum class_key_kind kind, unsigned subclass,
+			      const char *name, uintptr_t instance)
 {
 	uint32_t free_slot;
 	uint32_t id = class_lookup(key, kind, subclass, &free_slot);
 	if (id)
 		return id;
-	registry_lock();
+	if (!tracer_lock_acquire(&registry, thread_state()))
+		return 0;
 	id = class_lookup(key, kind, subclass, &free_slot);   /* lost a race? */
 	if (!id && free_slot < CLASS_HASH_SIZE && nr_lock_classes < MAX_LOCK_CLASSES) {
 		id = nr_lock_classes++;
@@ -87,14 +95,26 @@ uint32_t lock_class_for_key(uintptr_t key, enum class_key_kind kind, unsigned su
 		c->key_kind = (uint8_t)kind;
 		c->subclass = (uint8_t)subclass;
 		c->name = name;
+		c->first_instance = instance;
 		c->first_dependency = 0;
 		__atomic_store_n(&class_hash[free_slot], id, __ATOMIC_RELEASE);
 	}
-	registry_unlock();
+	tracer_lock_release(&registry);
 	if (!id)
 		report_limit_once("MAX_LOCK_CLASSES too low!",
 				  "lock class table full: locks of new classes are not validated");
 	return id;
+}
+
+uint32_t lock_class_for_key(uintptr_t key, enum class_key_kind kind, unsigned subclass,
+			    const char *name)
+{
+	return class_for_key(key, kind, subclass, name, 0);
+}
+
+uint32_t lock_class_for_instance(uintptr_t key, enum class_key_kind kind, const void *instance)
+{
+	return class_for_key(key, kind, 0, NULL, (uintptr_t)instance);
 }
 
 /* In a loaded object's data or bss: a static lock. */
@@ -147,16 +167,38 @@ static void lock_class_set(const void *lock, uint32_t class_id)
 					      __ATOMIC_RELAXED));
 }
 
-uint32_t lock_class_of_slow(const void *lock, uint32_t *generation)
+static uint32_t instance_class(const struct lock_instance *slot, uint32_t *generation)
 {
-	/* Not in its first slot: elsewhere in the probe sequence, or new. */
+	uint64_t v = __atomic_load_n(&slot->class_and_gen, __ATOMIC_RELAXED);
+	if (generation)
+		*generation = (uint32_t)(v >> 32);
+	return (uint32_t)v;
+}
+
+uint32_t lock_class_peek(const void *lock)
+{
+	struct lock_instance *slot = instance_slot(lock, 0);
+	uint32_t id = slot ? instance_class(slot, NULL) : 0;
+	return id == LOCK_CLASS_UNTRACKED ? 0 : id;
+}
+
+uint32_t lock_instance_generation(const void *lock)
+{
+	uint32_t gen = 0;
+	struct lock_instance *slot = instance_slot(lock, 0);
+	if (slot)
+		instance_class(slot, &gen);
+	return gen;
+}
+
+uint32_t lock_class_of(const void *lock, uintptr_t ip)
+{
+	(void)ip;
 	struct lock_instance *slot = instance_slot(lock, 1);
 	if (slot) {
-		uint64_t v = __atomic_load_n(&slot->class_and_gen, __ATOMIC_RELAXED);
-		if ((uint32_t)v) {
-			*generation = (uint32_t)(v >> 32);
-			return (uint32_t)v == LOCK_CLASS_UNTRACKED ? 0 : (uint32_t)v;
-		}
+		uint32_t id = instance_class(slot, NULL);
+		if (id)
+			return id == LOCK_CLASS_UNTRACKED ? 0 : id;
 	}
 	/* Never initialized by a call (or destroyed since). In static storage
 	 * it is a class of its own. In heap or stack memory its address is
@@ -168,16 +210,20 @@ uint32_t lock_class_of_slow(const void *lock, uint32_t *generation)
 		if (!(uint32_t)old)
 			__atomic_compare_exchange_n(&slot->class_and_gen, &old, (old & ~0xffffffffull) | id,
 						    0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-		*generation = (uint32_t)(__atomic_load_n(&slot->class_and_gen, __ATOMIC_RELAXED) >> 32);
-	} else {
-		*generation = 0;
 	}
 	return id == LOCK_CLASS_UNTRACKED ? 0 : id;
 }
 
+uint32_t held_class_lookup(struct held_lock *h)
+{
+	if (!h->class_id && h->kind != HELD_NONE && h->kind != HELD_RCU_READ)
+		h->class_id = lock_class_of(h->lock, h->acquire_ip);
+	return h->class_id;
+}
+
 void lock_class_init_instance(const void *lock, uintptr_t site)
 {
-	uint32_t id = lock_class_for_key(site, CLASS_INIT_SITE, 0, NULL);
+	uint32_t id = lock_class_for_instance(site, CLASS_INIT_SITE, lock);
 	if (id)
 		lock_class_set(lock, id);
 }
@@ -207,7 +253,7 @@ uint32_t lock_class_nested(uint32_t class_id, unsigned subclass)
 	if (subclass >= MAX_LOCK_SUBCLASSES)
 		subclass = MAX_LOCK_SUBCLASSES - 1;
 	const struct lock_class *c = &lock_classes[class_id];
-	return lock_class_for_key(c->key, (enum class_key_kind)c->key_kind, subclass, c->name);
+	return class_for_key(c->key, (enum class_key_kind)c->key_kind, subclass, c->name, c->first_instance);
 }
 
 void lock_class_name(uint32_t class_id, char *buf, size_t size)
@@ -228,6 +274,15 @@ void lock_class_name(uint32_t class_id, char *buf, size_t size)
 		break;
 	case CLASS_INIT_SITE: {
 		char where[512] = "";
+		/* A static first lock names the class ("counter_spin" for
+		 * "locks+0x28": the array, not the element). */
+		if (tracer_options.symbolize && c->first_instance &&
+		    symbolize_data(c->first_instance, base, sizeof(base))) {
+			char *plus = strstr(base, "+0x");
+			if (plus)
+				*plus = 0;
+			break;
+		}
 		if (tracer_options.symbolize)
 			symbolize_code(c->key, where, sizeof(where));
 		char *space = strchr(where, ' ');

@@ -31,6 +31,10 @@ struct lock_class {
 	uint8_t key_kind;      /* enum class_key_kind */
 	uint8_t subclass;
 	const char *name;      /* CLASS_NAMED only: the annotation's string */
+	uintptr_t first_instance;    /* CLASS_INIT_SITE: the first lock made there;
+					when it is a static variable, the class is
+					named after it, as the kernel names a class
+					after its first lock */
 	uint32_t first_dependency;   /* lock_graph.c: head of the out-edge list */
 };
 
@@ -40,11 +44,18 @@ extern struct lock_class lock_classes[MAX_LOCK_CLASSES];
  * full (the validator then ignores the lock and says so once). */
 uint32_t lock_class_for_key(uintptr_t key, enum class_key_kind kind, unsigned subclass,
 			    const char *name);
+/* The same, remembering `instance` as the first lock of a new class. */
+uint32_t lock_class_for_instance(uintptr_t key, enum class_key_kind kind, const void *instance);
 
-/* The class of the lock at `lock`, and its instance generation (bumped at
- * each init and destroy, so that a reused address is a new instance).
- * Inline fast path: one probe of a lock-free hash table. */
-uint32_t lock_class_of_slow(const void *lock, uint32_t *generation);
+/* The class of the lock at `lock`, created if needed; `ip` is where it is
+ * being acquired. 0 when the validator does not follow the lock. Looked
+ * up only when the lock is taken while something else is held. */
+uint32_t lock_class_of(const void *lock, uintptr_t ip);
+/* The class of `lock` if it has one already; never creates one. */
+uint32_t lock_class_peek(const void *lock);
+/* The instance generation of `lock` (bumped at each init and destroy, so
+ * that a reused address is a new instance), 0 if unknown. */
+uint32_t lock_instance_generation(const void *lock);
 
 struct lock_instance {
 	uintptr_t lock;            /* 0: free slot */
@@ -56,20 +67,6 @@ static inline uint32_t lock_instance_hash(const void *lock)
 {
 	uint64_t h = (uint64_t)(uintptr_t)lock * 0x9E3779B97F4A7C15ull;
 	return (uint32_t)(h >> 40) & (MAX_LOCK_INSTANCES - 1);
-}
-
-static inline uint32_t lock_class_of(const void *lock, uint32_t *generation)
-{
-	const struct lock_instance *slot = &lock_instances[lock_instance_hash(lock)];
-	/* Paired with the release store in lock_class_set(). */
-	if (__builtin_expect(__atomic_load_n(&slot->lock, __ATOMIC_ACQUIRE) == (uintptr_t)lock, 1)) {
-		uint64_t v = __atomic_load_n(&slot->class_and_gen, __ATOMIC_RELAXED);
-		if ((uint32_t)v) {
-			*generation = (uint32_t)(v >> 32);
-			return (uint32_t)v == LOCK_CLASS_UNTRACKED ? 0 : (uint32_t)v;
-		}
-	}
-	return lock_class_of_slow(lock, generation);
 }
 
 /* pthread_mutex_init() and friends at `site`: the lock joins that class. */
@@ -86,9 +83,14 @@ uint32_t lock_class_nested(uint32_t class_id, unsigned subclass);
 /* "stats_lock", "conn_new+0x2a", "rcu_read_lock_memb", "name/1": for reports. */
 void lock_class_name(uint32_t class_id, char *buf, size_t size);
 
+struct thread_state;
 /* fork: the registry's lock must not stay taken by a vanished thread. */
-void lock_classes_fork_prepare(void);
+void lock_classes_fork_prepare(struct thread_state *self);
 void lock_classes_fork_parent(void);
-void lock_classes_fork_child(void);
+void lock_classes_fork_child(struct thread_state *self);
+
+struct held_lock;
+/* The class of a held entry, looked up now and cached in the entry. */
+uint32_t held_class_lookup(struct held_lock *h);
 
 #endif

@@ -1,9 +1,10 @@
 /* The dependency graph, cycle search and the circular-dependency report.
- * Everything here runs under graph_lock, a spinlock of the tracer's own,
- * once per new chain of held classes: the wrappers' fast path only reads
- * the validated-chain set. */
+ * The graph lock covers the edges and the search; it is taken once per new
+ * chain of held classes (the wrappers' fast path only reads the
+ * validated-chain set), and never held while stacks are captured or
+ * anything is named: stacks are captured before new edges are added, and
+ * reports are printed after the lock is dropped. */
 #define _GNU_SOURCE
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include "lock_graph.h"
@@ -11,40 +12,51 @@
 #include "checks.h"
 #include "report.h"
 #include "options.h"
+#include "stack_depot.h"
+#include "tracer_lock.h"
 
 int lock_graph_enabled = 1;
 uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
 
-/* An edge from -> to: `to` was acquired while `from` was held. */
+/* An edge from -> to: `to` was acquired while `from` was held. Edges are
+ * never removed or moved: once published, readers need no lock. */
 struct lock_dependency {
 	uint32_t from, to;
 	uint32_t next_out;       /* next edge leaving `from`; 0 ends the list */
+	uint32_t stack;          /* stack depot id: the acquisition of `to` */
+	uintptr_t from_ip;       /* where `from` was taken */
 	uint8_t types;           /* bit (held_read << 1 | acquired_read): combinations seen */
 	uint8_t sync;            /* first seen as a grace-period wait */
-	uint8_t nr_frames;
-	uintptr_t from_ip;       /* where `from` was taken */
-	uintptr_t frames[DEPENDENCY_FRAMES];   /* the acquisition of `to` */
 };
 
 static struct lock_dependency dependencies[MAX_LOCKDEP_EDGES];
 static uint32_t nr_dependencies = 1;   /* 0 ends lists */
 
-static int graph_lock_word;
+/* A signal handler that interrupts a validation on its own thread skips
+ * its own validation instead of waiting for itself. */
+static struct tracer_lock graph = TRACER_LOCK_INITIALIZER(TRACER_LOCK_GRAPH, "lock graph");
+static int graph_taken_for_fork;
 
-static void graph_lock(void)
+void lock_graph_fork_prepare(struct thread_state *self)
 {
-	while (__atomic_exchange_n(&graph_lock_word, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
+	graph_taken_for_fork = tracer_lock_fork_prepare(&graph, self);
+	lock_classes_fork_prepare(self);
 }
 
-static void graph_unlock(void)
+void lock_graph_fork_parent(void)
 {
-	__atomic_store_n(&graph_lock_word, 0, __ATOMIC_RELEASE);
+	lock_classes_fork_parent();
+	tracer_lock_fork_parent(&graph, graph_taken_for_fork);
 }
 
-void lock_graph_fork_prepare(void) { graph_lock(); lock_classes_fork_prepare(); }
-void lock_graph_fork_parent(void) { lock_classes_fork_parent(); graph_unlock(); }
-void lock_graph_fork_child(void) { lock_classes_fork_child(); graph_unlock(); }
+void lock_graph_fork_child(struct thread_state *self)
+{
+	lock_classes_fork_child(self);
+	/* A vanished thread was adding an edge: the lists may be half-linked.
+	 * The child's validator stays off rather than walk them. */
+	if (tracer_lock_fork_child(&graph, graph_taken_for_fork, self))
+		lock_graph_enabled = 0;
+}
 
 uint32_t rcu_flavor_class(enum rcu_flavor flavor)
 {
@@ -102,7 +114,7 @@ static struct lock_dependency *find_dependency(uint32_t from, uint32_t to)
 }
 
 static struct lock_dependency *add_dependency(uint32_t from, uint32_t to, const struct held_lock *held,
-					      const uintptr_t *frames, size_t nr_frames)
+					      uint32_t stack)
 {
 	if (nr_dependencies >= MAX_LOCKDEP_EDGES) {
 		report_limit_once("MAX_LOCKDEP_EDGES too low!",
@@ -114,10 +126,10 @@ static struct lock_dependency *add_dependency(uint32_t from, uint32_t to, const 
 	d->to = to;
 	d->types = 0;
 	d->from_ip = held->acquire_ip;
-	d->nr_frames = (uint8_t)(nr_frames < DEPENDENCY_FRAMES ? nr_frames : DEPENDENCY_FRAMES);
-	memcpy(d->frames, frames, d->nr_frames * sizeof(frames[0]));
+	d->stack = stack;
 	d->next_out = lock_classes[from].first_dependency;
-	lock_classes[from].first_dependency = nr_dependencies++;
+	/* Published last: a lock-free reader of the list sees it whole. */
+	__atomic_store_n(&lock_classes[from].first_dependency, nr_dependencies++, __ATOMIC_RELEASE);
 	return d;
 }
 
@@ -208,25 +220,35 @@ static size_t path_to(uint32_t target, int final_read, struct path_step *path)
 	return n;
 }
 
-/* ---- the report ---------------------------------------------------------- */
+/* ---- the reports -----------------------------------------------------------
+ * Printed after the graph lock is dropped. A cycle found during validation
+ * is remembered by its ends; the report body searches the path again (the
+ * graph only grows, so it is still there) and copies it before naming
+ * anything. */
 
 static const char *op_name(int read, int sync)
 {
 	return sync ? "sync" : read ? "rlock" : "lock";
 }
 
-static void report_class_line(uint32_t class_id, const void *lock, const char *suffix)
-{
-	char name[256];
-	lock_class_name(class_id, name, sizeof(name));
-	if (lock)
-		report_printf("%016lx (%s)%s", (unsigned long)lock, name, suffix);
-	else
-		report_printf("(%s)%s", name, suffix);
-}
+struct found_cycle {
+	struct held_lock *held;   /* P: held by this thread */
+	struct held_lock qsbr;    /* P when it is the implicit QSBR read side */
+	const void *lock;         /* N: being acquired */
+	uint32_t class_id;
+	enum acquire_op op;
+	uintptr_t ip;
+	uint32_t stack;           /* this acquisition's stack */
+};
 
-static void report_frames(const uintptr_t *frames, size_t n)
+/* Report-side copy of the path (the report lock serializes reports). */
+static struct path_step report_path[MAX_PATH];
+static struct lock_dependency report_edges[MAX_PATH];
+
+static void report_frames(uint32_t stack)
 {
+	const uintptr_t *frames;
+	size_t n = stack_depot_fetch(stack, &frames);
 	for (size_t i = 0; i < n && i < (size_t)tracer_options.max_frames; i++) {
 		report_printf("       ");
 		report_symbolized_ip(frames[i]);
@@ -234,86 +256,114 @@ static void report_frames(const uintptr_t *frames, size_t n)
 	}
 }
 
-/* The current thread holds `held` (class P) and acquires `lock` (class N)
- * with `op`; path goes N -> ... -> P in the existing graph. */
-static void print_circular_bug(struct thread_state *ts, const struct held_lock *held, const void *lock,
-			       uint32_t class_id, enum acquire_op op, uintptr_t ip,
-			       const struct path_step *path, size_t path_len,
-			       const uintptr_t *frames, size_t nr_frames)
+static void class_name(uint32_t class_id, char *buf, size_t size)
 {
-	char n_name[256], p_name[256], x_name[256];
-	lock_class_name(class_id, n_name, sizeof(n_name));
-	lock_class_name(held->class_id, p_name, sizeof(p_name));
-	report_begin(ts, "WARNING: possible circular locking dependency detected");
+	lock_class_name(class_id, buf, size);
+}
+
+/* The current thread holds P (class of c->held) and acquires N (c->class_id);
+ * the path goes N -> ... -> P in the existing graph. */
+static void print_circular_bug_body(struct thread_state *ts, void *arg)
+{
+	struct found_cycle *c = arg;
+	const struct held_lock *held = c->held;
+	size_t path_len = 0;
+	if (tracer_lock_acquire(&graph, ts)) {
+		int found = find_strong_path(c->class_id, c->op == ACQUIRE_RLOCK, held->class_id,
+					     held_read_recursive(held));
+		if (found) {
+			path_len = path_to(held->class_id, found - 1, report_path);
+			for (size_t i = 0; i < path_len; i++)
+				report_edges[i] = dependencies[report_path[i].edge];
+		}
+		tracer_lock_release(&graph);
+	}
+	char n_name[256], p_name[256], x_name[256], name[256];
+	class_name(c->class_id, n_name, sizeof(n_name));
+	class_name(held->class_id, p_name, sizeof(p_name));
 	report_printf("%s is trying to acquire lock:\n", report_task_name());
-	report_class_line(class_id, lock, ", at: ");
-	report_symbolized_ip(ip);
+	report_printf("%016lx (%s), at: ", (unsigned long)c->lock, n_name);
+	report_symbolized_ip(c->ip);
 	report_printf("\n\nbut task is already holding lock:\n");
-	report_class_line(held->class_id, held->kind == HELD_RCU_READ && held->flavor != FLAVOR_srcu ? NULL : held->lock,
-			  ", at: ");
+	if (held->kind == HELD_RCU_READ && held_flavor(held) != FLAVOR_srcu)
+		report_printf("(%s), at: ", p_name);
+	else
+		report_printf("%016lx (%s), at: ", (unsigned long)held->lock, p_name);
 	report_symbolized_ip(held->acquire_ip);
 	report_printf("\n\nwhich lock already depends on the new lock.\n\n");
 	report_printf("\nthe existing dependency chain (in reverse order) is:\n");
 	for (size_t i = path_len; i > 0; i--) {
-		const struct lock_dependency *d = &dependencies[path[i - 1].edge];
-		report_printf("\n-> #%zu (", i);
-		char name[256];
-		lock_class_name(d->to, name, sizeof(name));
-		report_printf("%s){%s}:\n", name, op_name(path[i - 1].bit & 1, d->sync));
-		report_frames(d->frames, d->nr_frames);
+		const struct lock_dependency *d = &report_edges[i - 1];
+		class_name(d->to, name, sizeof(name));
+		report_printf("\n-> #%zu (%s){%s}:\n", i, name, op_name(report_path[i - 1].bit & 1, d->sync));
+		report_frames(d->stack);
 	}
-	report_printf("\n-> #0 (%s){%s}:\n", n_name, op_name(op == ACQUIRE_RLOCK, op == ACQUIRE_SYNC));
-	report_frames(frames, nr_frames);
+	report_printf("\n-> #0 (%s){%s}:\n", n_name, op_name(c->op == ACQUIRE_RLOCK, c->op == ACQUIRE_SYNC));
+	report_frames(c->stack);
 
-	/* The last edge of the path: X held, P acquired. */
-	const struct lock_dependency *last = &dependencies[path[path_len - 1].edge];
-	int x_held_read = path[path_len - 1].bit >> 1, p_acquired_read = path[path_len - 1].bit & 1;
-	lock_class_name(last->from, x_name, sizeof(x_name));
 	report_printf("\nother info that might help us debug this:\n\n");
-	if (path_len > 1)
-		report_printf("Chain exists of:\n  %s --> %s --> %s\n\n", n_name, x_name, p_name);
-	report_printf(" Possible unsafe locking scenario:\n\n");
-	report_printf("       CPU0                    CPU1\n");
-	report_printf("       ----                    ----\n");
-	report_printf("  %s(%s);\n", op_name(held->read_recursive, 0), p_name);
-	report_printf("                               %s(%s);\n", op_name(x_held_read, 0), x_name);
-	report_printf("                               %s(%s);\n", op_name(p_acquired_read, last->sync), p_name);
-	report_printf("  %s(%s);\n", op_name(op == ACQUIRE_RLOCK, op == ACQUIRE_SYNC), n_name);
-	report_printf("\n *** DEADLOCK ***\n\n");
+	if (path_len) {
+		/* The last edge of the path: X held, P acquired. */
+		const struct lock_dependency *last = &report_edges[path_len - 1];
+		int x_held_read = report_path[path_len - 1].bit >> 1;
+		int p_acquired_read = report_path[path_len - 1].bit & 1;
+		class_name(last->from, x_name, sizeof(x_name));
+		if (path_len > 1)
+			report_printf("Chain exists of:\n  %s --> %s --> %s\n\n", n_name, x_name, p_name);
+		report_printf(" Possible unsafe locking scenario:\n\n");
+		report_printf("       CPU0                    CPU1\n");
+		report_printf("       ----                    ----\n");
+		report_printf("  %s(%s);\n", op_name(held_read_recursive(held), 0), p_name);
+		report_printf("                               %s(%s);\n", op_name(x_held_read, 0), x_name);
+		report_printf("                               %s(%s);\n", op_name(p_acquired_read, last->sync), p_name);
+		report_printf("  %s(%s);\n", op_name(c->op == ACQUIRE_RLOCK, c->op == ACQUIRE_SYNC), n_name);
+		report_printf("\n *** DEADLOCK ***\n\n");
+	}
 	report_held_locks(ts);
 	report_backtrace();
-	report_end(ts, REPORT_CIRCULAR_DEPENDENCY);
 }
+
+static void print_circular_bug(struct thread_state *ts, struct found_cycle *c)
+{
+	report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
+		    print_circular_bug_body, c);
+}
+
+struct instance_inversion {
+	const struct held_lock *held;
+	const void *lock;
+	uint32_t class_id;
+	uintptr_t ip;
+};
 
 /* Two instances of one class taken in both orders (x then y here, y then x
  * somewhere else): address-ordered locking never does that. */
-static void print_instance_inversion(struct thread_state *ts, const struct held_lock *held,
-				     const void *lock, uint32_t class_id, uintptr_t ip)
+static void print_instance_inversion_body(struct thread_state *ts, void *arg)
 {
+	const struct instance_inversion *v = arg;
+	const struct held_lock *held = v->held;
 	char name[256];
-	lock_class_name(class_id, name, sizeof(name));
-	report_begin(ts, "WARNING: possible circular locking dependency detected");
+	class_name(v->class_id, name, sizeof(name));
 	report_printf("%s is trying to acquire lock:\n", report_task_name());
-	report_printf("%016lx (%s), at: ", (unsigned long)lock, name);
-	report_symbolized_ip(ip);
+	report_printf("%016lx (%s), at: ", (unsigned long)v->lock, name);
+	report_symbolized_ip(v->ip);
 	report_printf("\n\nbut task is already holding lock:\n");
 	report_printf("%016lx (%s), at: ", (unsigned long)held->lock, name);
 	report_symbolized_ip(held->acquire_ip);
 	report_printf("\n\nwhich lock already depends on the new lock: these two locks of class %s\n"
 		      "were taken in the opposite order before (%016lx then %016lx).\n",
-		      name, (unsigned long)lock, (unsigned long)held->lock);
+		      name, (unsigned long)v->lock, (unsigned long)held->lock);
 	report_printf("\nother info that might help us debug this:\n\n");
 	report_printf(" Possible unsafe locking scenario:\n\n");
 	report_printf("       CPU0                    CPU1\n");
 	report_printf("       ----                    ----\n");
 	report_printf("  lock(%s#%016lx);\n", name, (unsigned long)held->lock);
-	report_printf("                               lock(%s#%016lx);\n", name, (unsigned long)lock);
+	report_printf("                               lock(%s#%016lx);\n", name, (unsigned long)v->lock);
 	report_printf("                               lock(%s#%016lx);\n", name, (unsigned long)held->lock);
-	report_printf("  lock(%s#%016lx);\n", name, (unsigned long)lock);
+	report_printf("  lock(%s#%016lx);\n", name, (unsigned long)v->lock);
 	report_printf("\n *** DEADLOCK ***\n\n");
 	report_held_locks(ts);
 	report_backtrace();
-	report_end(ts, REPORT_CIRCULAR_DEPENDENCY);
 }
 
 /* ---- validation ---------------------------------------------------------- */
@@ -336,21 +386,25 @@ static uint64_t instance_pair_key(const void *a, uint32_t gen_a, const void *b, 
 	return k | 1;
 }
 
-/* One held lock of the same class as the new one, another instance. */
+/* One held lock of the same class as the new one, another instance: the
+ * pair sets are lock-free, so same-class nesting (two accounts) never
+ * serializes threads on the graph lock. */
 static void check_instance_order(struct thread_state *ts, const struct held_lock *held, const void *lock,
 				 uint32_t class_id, uintptr_t ip)
 {
-	uint32_t gen_held, gen_new;
-	lock_class_of(held->lock, &gen_held);
-	lock_class_of(lock, &gen_new);
+	uint32_t gen_held = lock_instance_generation(held->lock);
+	uint32_t gen_new = lock_instance_generation(lock);
 	uint64_t forward = instance_pair_key(held->lock, gen_held, lock, gen_new);
 	if (key_set_contains(instance_pairs, MAX_INSTANCE_PAIRS, forward))
 		return;
 	uint64_t backward = instance_pair_key(lock, gen_new, held->lock, gen_held);
 	if (key_set_contains(instance_pairs, MAX_INSTANCE_PAIRS, backward) &&
 	    key_set_insert(reported_cycles, sizeof(reported_cycles) / sizeof(reported_cycles[0]),
-			   forward ^ backward, NULL))
-		print_instance_inversion(ts, held, lock, class_id, ip);
+			   forward ^ backward, NULL)) {
+		struct instance_inversion v = { held, lock, class_id, ip };
+		report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
+			    print_instance_inversion_body, &v);
+	}
 	key_set_insert(instance_pairs, MAX_INSTANCE_PAIRS, forward, "MAX_INSTANCE_PAIRS too low!");
 }
 
@@ -360,83 +414,147 @@ static struct held_lock qsbr_reader_entry(void)
 {
 	struct held_lock h = { 0 };
 	h.kind = HELD_RCU_READ;
-	h.flavor = FLAVOR_qsbr;
-	h.underlying = FLAVOR_qsbr;
-	h.read_recursive = 1;
+	h.attr = HELD_ATTR_RCU(FLAVOR_qsbr, FLAVOR_qsbr);
+	h.references = 1;
 	h.class_id = rcu_flavor_class(FLAVOR_qsbr);
 	h.acquire_ip = registered_ip[FLAVOR_qsbr];
 	return h;
 }
 
-/* Returns 1 when it reported; then later held locks of the same
- * acquisition record their edges without a report of their own (one bug,
- * one report: A taken behind B, C and D closes three cycles at once). */
-static int validate_dependency(struct thread_state *ts, const struct held_lock *held, const void *lock,
-			       uint32_t class_id, enum acquire_op op, uintptr_t ip,
-			       const uintptr_t *frames, size_t nr_frames, int may_report)
+static unsigned dependency_bit(const struct held_lock *held, enum acquire_op op)
 {
-	int reported = 0;
-	int acquired_read = op == ACQUIRE_RLOCK;
-	unsigned bit = (unsigned)held->read_recursive << 1 | (unsigned)acquired_read;
+	return (unsigned)held_read_recursive(held) << 1 | (unsigned)(op == ACQUIRE_RLOCK);
+}
+
+/* Whether held -> new is already in the graph with this kind of acquisition. */
+static int dependency_known(const struct held_lock *held, uint32_t class_id, enum acquire_op op)
+{
+	const struct lock_dependency *d = find_dependency(held->class_id, class_id);
+	return d && (d->types & (1u << dependency_bit(held, op)));
+}
+
+/* Whether the path passes through one of the classes in `classes`. */
+static int path_visits(const struct path_step *path, size_t n, const uint32_t *classes, int nr_classes)
+{
+	for (size_t i = 0; i < n; i++)
+		for (int j = 0; j < nr_classes; j++)
+			if (dependencies[path[i].edge].to == classes[j])
+				return 1;
+	return 0;
+}
+
+/* Under the graph lock: would held -> new close a cycle new -> ... -> held?
+ * Returns 1 for a cycle to report: not reported before, and independent of
+ * the cycles this acquisition closed already (its path does not go
+ * through their held locks: A taken behind B and C, after A->B->C, closes
+ * A->B->A, and A->B->C->A only through it). Records the edge either way:
+ * validation goes on after a report, so one stress run finds every bug. */
+static int validate_dependency(const struct held_lock *held, uint32_t class_id, enum acquire_op op,
+			       uint32_t stack, const uint32_t *cycle_classes, int nr_cycle_classes)
+{
+	int new_cycle = 0;
+	unsigned bit = dependency_bit(held, op);
 	struct lock_dependency *d = find_dependency(held->class_id, class_id);
 	if (d && (d->types & (1u << bit)))
 		return 0;
-	/* Would held -> new close a cycle new -> ... -> held? */
-	int found = may_report ? find_strong_path(class_id, acquired_read, held->class_id,
-						  held->read_recursive) : 0;
+	int found = find_strong_path(class_id, op == ACQUIRE_RLOCK, held->class_id, held_read_recursive(held));
 	if (found) {
 		struct path_step path[MAX_PATH];
 		size_t n = path_to(held->class_id, found - 1, path);
-		if (n && key_set_insert(reported_cycles, sizeof(reported_cycles) / sizeof(reported_cycles[0]),
-					cycle_key(held->class_id, class_id, path, n), NULL)) {
-			print_circular_bug(ts, held, lock, class_id, op, ip, path, n, frames, nr_frames);
-			reported = 1;
-		}
+		new_cycle = n && !path_visits(path, n - 1, cycle_classes, nr_cycle_classes) &&
+			    key_set_insert(reported_cycles, sizeof(reported_cycles) / sizeof(reported_cycles[0]),
+					   cycle_key(held->class_id, class_id, path, n), NULL);
 	}
-	/* Validation goes on after a report: the edge is recorded either way,
-	 * so one stress run finds every bug. */
 	if (!d)
-		d = add_dependency(held->class_id, class_id, held, frames, nr_frames);
+		d = add_dependency(held->class_id, class_id, held, stack);
 	if (d) {
 		if (!d->types)
 			d->sync = op == ACQUIRE_SYNC;
 		d->types |= (uint8_t)(1u << bit);
 	}
-	return reported;
+	return new_cycle;
+}
+
+/* The entries of this thread that the new lock depends on. */
+static int dependency_sources(struct thread_state *ts, uint32_t class_id, struct held_lock *qsbr,
+			      struct held_lock **out, int max)
+{
+	int n = 0;
+	if (qsbr_thread_is_reader(ts) && n < max) {
+		*qsbr = qsbr_reader_entry();
+		out[n++] = qsbr;
+	}
+	for (unsigned i = 0; i < ts->depth && n < max; i++) {
+		struct held_lock *h = &ts->held[i];
+		if (h->kind == HELD_NONE)
+			continue;
+		uint32_t id = h->class_id ? h->class_id : held_class_lookup(h);
+		/* Same class: recursion (core check) or instances (above). */
+		if (id && id != class_id)
+			out[n++] = h;
+	}
+	return n;
 }
 
 void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
 			 enum acquire_op op, uintptr_t ip, uint64_t chain_key, int same_class)
 {
 	tracer_enter(ts);
-	uintptr_t frames[DEPENDENCY_FRAMES];
-	size_t nr_frames = 0;
-	int captured = 0;
-	graph_lock();
 	if (same_class) {
 		for (unsigned i = 0; i < ts->depth; i++) {
 			const struct held_lock *h = &ts->held[i];
-			if (h->class_id == class_id && h->lock != lock && h->kind != HELD_RCU_READ)
+			if (h->kind != HELD_NONE && h->kind != HELD_RCU_READ && h->class_id == class_id &&
+			    h->lock != lock)
 				check_instance_order(ts, h, lock, class_id, ip);
 		}
 	}
-	if (!chain_is_validated(chain_key)) {
-		struct held_lock qsbr = qsbr_reader_entry();
-		int with_qsbr = qsbr_thread_is_reader(ts);
-		int reported = 0;
-		for (int i = with_qsbr ? -1 : 0; i < (int)ts->depth; i++) {
-			const struct held_lock *h = i < 0 ? &qsbr : &ts->held[i];
-			/* Same class: recursion (core check) or instances (above). */
-			if (!h->class_id || h->class_id == class_id)
-				continue;
-			if (!captured) {
-				nr_frames = backtrace_capture(frames, DEPENDENCY_FRAMES);
-				captured = 1;
-			}
-			reported |= validate_dependency(ts, h, lock, class_id, op, ip, frames, nr_frames, !reported);
-		}
+	if (chain_is_validated(chain_key))
+		goto out;
+	struct held_lock qsbr, *sources[MAX_LOCK_DEPTH + 1];
+	int nr_sources = dependency_sources(ts, class_id, &qsbr, sources, MAX_LOCK_DEPTH + 1);
+
+	/* Is anything new? Most misses of the chain set are chains whose
+	 * edges all exist already (a new combination of known orders). */
+	if (!tracer_lock_acquire(&graph, ts))
+		goto out;   /* a handler interrupted our own validation */
+	int any_new = 0;
+	for (int i = 0; i < nr_sources && !any_new; i++)
+		any_new = !dependency_known(sources[i], class_id, op);
+	if (!any_new) {
 		key_set_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key, "MAX_LOCKDEP_CHAINS too low!");
+		tracer_lock_release(&graph);
+		goto out;
 	}
-	graph_unlock();
+	tracer_lock_release(&graph);
+
+	/* New edges: their stack, captured outside the lock. */
+	uintptr_t frames[DEPENDENCY_FRAMES];
+	uint32_t stack = stack_depot_save(frames, backtrace_capture(frames, DEPENDENCY_FRAMES));
+
+	struct found_cycle cycles[MAX_CYCLES_PER_ACQUISITION];
+	uint32_t cycle_classes[MAX_CYCLES_PER_ACQUISITION];
+	int nr_cycles = 0;
+	if (!tracer_lock_acquire(&graph, ts))
+		goto out;
+	/* Outermost first: when paths overlap, the cycle through the outer
+	 * lock is the smaller one (A->B->A before A->B->C->A). */
+	for (int i = 0; i < nr_sources; i++)
+		if (validate_dependency(sources[i], class_id, op, stack, cycle_classes, nr_cycles) &&
+		    nr_cycles < MAX_CYCLES_PER_ACQUISITION) {
+			cycle_classes[nr_cycles] = sources[i]->class_id;
+			cycles[nr_cycles++] = (struct found_cycle){ sources[i], { 0 }, lock, class_id, op, ip, stack };
+		}
+	key_set_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key, "MAX_LOCKDEP_CHAINS too low!");
+	tracer_lock_release(&graph);
+
+	/* Every cycle this acquisition closes is a deadlock of its own. */
+	for (int i = 0; i < nr_cycles; i++) {
+		if (cycles[i].held == &qsbr) {
+			cycles[i].qsbr = qsbr;
+			cycles[i].held = &cycles[i].qsbr;
+		}
+		print_circular_bug(ts, &cycles[i]);
+	}
+out:
 	tracer_leave(ts);
 }

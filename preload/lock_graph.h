@@ -16,6 +16,8 @@
 #define MAX_LOCKDEP_CHAINS (1u << 16)     /* power of two */
 #define MAX_INSTANCE_PAIRS (1u << 16)     /* power of two */
 #define DEPENDENCY_FRAMES 12
+/* Cycles one acquisition may close at once (each is reported). */
+#define MAX_CYCLES_PER_ACQUISITION 8
 /* Linear probing clusters: at a fifth full, runs of 8+ occupied slots
  * exist in a 64K table, so a short probe limit makes inserts fail early
  * (seen: MAX_INSTANCE_PAIRS "full" at 20% load). A lookup stops at the
@@ -44,7 +46,7 @@ extern uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
 
 static inline int qsbr_thread_is_reader(const struct thread_state *ts)
 {
-	return ts->registered[FLAVOR_qsbr] == 1 && !ts->qsbr_offline;
+	return ts->registered[FLAVOR_qsbr] == 1 && !ts->qsbr_offline;   /* URCU_REGISTERED */
 }
 
 static inline uint64_t chain_mix(uint64_t key, uint64_t v)
@@ -69,7 +71,8 @@ static inline int chain_is_validated(uint64_t key)
 
 /* Before acquiring `lock` of class_id: the held classes (and an online QSBR
  * thread's implicit read side) each gain an edge to it. Inline fast path:
- * nothing held, or a chain already validated, costs a hash and one probe. */
+ * a chain already validated costs a hash and one probe. Held entries get
+ * their class here, the first time something is taken on top of them. */
 static inline void lock_graph_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,
 				      enum acquire_op op, uintptr_t ip)
 {
@@ -79,9 +82,13 @@ static inline void lock_graph_acquire(struct thread_state *ts, const void *lock,
 	uint64_t key = chain_mix(qsbr_reader ? 0x51 : 0x17, 0);
 	int same_class = 0;
 	for (unsigned i = 0; i < ts->depth; i++) {
-		const struct held_lock *h = &ts->held[i];
-		key = chain_mix(key, (uint64_t)h->class_id << 2 | (uint64_t)h->read_recursive << 1 | h->trylock);
-		same_class |= h->class_id == class_id && h->lock != lock;
+		struct held_lock *h = &ts->held[i];
+		if (h->kind == HELD_NONE)
+			continue;
+		uint32_t held_id = h->class_id ? h->class_id : held_class_lookup(h);
+		key = chain_mix(key, (uint64_t)held_id << 2 | (uint64_t)held_read_recursive(h) << 1 |
+				     (uint64_t)held_is_trylock(h));
+		same_class |= held_id == class_id && h->lock != lock;
 	}
 	key = chain_mix(key, (uint64_t)class_id << 3 | (uint64_t)op);
 	key |= 1;   /* 0 marks a free slot */
@@ -90,8 +97,8 @@ static inline void lock_graph_acquire(struct thread_state *ts, const void *lock,
 	lock_graph_validate(ts, lock, class_id, op, ip, key, same_class);
 }
 
-void lock_graph_fork_prepare(void);
+void lock_graph_fork_prepare(struct thread_state *self);
 void lock_graph_fork_parent(void);
-void lock_graph_fork_child(void);
+void lock_graph_fork_child(struct thread_state *self);
 
 #endif

@@ -1,6 +1,8 @@
 /* What every lock wrapper does around the real call, shared by pthread
  * mutexes, rwlocks, spinlocks and C11 mutexes. Inline: this is the fast
- * path, a few loads and stores to this thread's TLS and nothing else. */
+ * path, a few loads and stores to this thread's TLS and nothing else. A
+ * lock's class is looked up only when something is taken on top of it (or
+ * it on top of something): a lone acquisition never touches a table. */
 #ifndef LOCKDEP_RCU_LOCK_TRACKING_H
 #define LOCKDEP_RCU_LOCK_TRACKING_H
 
@@ -16,18 +18,30 @@
 
 /* glibc keeps the mutex type in __kind; the low bits are the POSIX type
  * (stable ABI: the initializers in <bits/struct_mutex.h> depend on it). */
+static inline int mutex_type(const pthread_mutex_t *m)
+{
+	return m->__data.__kind & 3;
+}
+
 static inline int mutex_relock_would_block(const pthread_mutex_t *m)
 {
-	int type = m->__data.__kind & 3;
+	int type = mutex_type(m);
 	return type != PTHREAD_MUTEX_RECURSIVE && type != PTHREAD_MUTEX_ERRORCHECK;
+}
+
+/* The class of a held entry, looked up the first time it is needed. */
+static inline uint32_t held_class(struct held_lock *h)
+{
+	if (likely(h->class_id))
+		return h->class_id;
+	return held_class_lookup(h);
 }
 
 /* The class of the lock about to be taken, with the nesting annotation the
  * header may have set for this one acquisition. */
-static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const void *lock)
+static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const void *lock, uintptr_t ip)
 {
-	uint32_t generation;
-	uint32_t class_id = lock_class_of(lock, &generation);
+	uint32_t class_id = lock_class_of(lock, ip);
 	if (unlikely(ts->next_subclass)) {
 		class_id = lock_class_nested(class_id, ts->next_subclass);
 		ts->next_subclass = 0;
@@ -35,18 +49,23 @@ static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const voi
 	return class_id;
 }
 
+/* Whether acquisitions of this thread depend on anything right now. */
+static inline int thread_holds_anything(const struct thread_state *ts)
+{
+	return ts->nr_locks | ts->nr_readers | qsbr_thread_is_reader(ts);
+}
+
 /* Before a blocking acquisition: if this thread already holds the same
  * lock in a way that makes the call block forever, say so now, because the
  * call will never return to let us say it later; then the lock-order
  * validator, also before the call, so a real deadlock is explained before
- * it hangs. Returns the class, for lock_acquired(). */
+ * it hangs. Returns the class when it was needed (0: look it up later). */
 static inline uint32_t lock_before_blocking(struct thread_state *ts, const void *lock,
 					    enum held_kind kind, uintptr_t ip, int relock_blocks)
 {
 	perturb_point(ts);
-	uint32_t class_id = lock_class_for_acquire(ts, lock);
-	if (likely(ts->nr_locks == 0 && !ts->nr_readers && !qsbr_thread_is_reader(ts)))
-		return class_id;
+	if (likely(!thread_holds_anything(ts) && !ts->next_subclass))
+		return 0;
 	unsigned mask;
 	switch (kind) {
 	case HELD_RWLOCK_WRITE:   /* write behind our own read blocks; write
@@ -66,38 +85,64 @@ static inline uint32_t lock_before_blocking(struct thread_state *ts, const void 
 		if (unlikely(i >= 0))
 			print_recursive_locking(ts, ip, lock, kind, i);
 	}
+	uint32_t class_id = lock_class_for_acquire(ts, lock, ip);
 	int read = kind == HELD_RWLOCK_READ && !relock_blocks;
 	lock_graph_acquire(ts, lock, class_id, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK, ip);
 	return class_id;
 }
 
 static inline void lock_acquired(struct thread_state *ts, const void *lock, enum held_kind kind,
-				 uintptr_t ip, int trylock, uint32_t class_id, int read_recursive)
+				 uintptr_t ip, uint32_t class_id, uint8_t attr)
 {
-	held_lock_push(ts, lock, kind, ip, trylock, class_id, read_recursive);
+	held_lock_push(ts, lock, kind, ip, class_id, attr);
 }
 
 /* A trylock cannot block, so it adds no edge into the lock; it is held
  * afterwards and later acquisitions depend on it. */
 static inline void lock_acquired_by_trylock(struct thread_state *ts, const void *lock,
-					    enum held_kind kind, uintptr_t ip, int read_recursive)
+					    enum held_kind kind, uintptr_t ip, uint8_t attr)
 {
-	held_lock_push(ts, lock, kind, ip, 1, lock_class_for_acquire(ts, lock), read_recursive);
+	uint32_t class_id = unlikely(ts->next_subclass) ? lock_class_for_acquire(ts, lock, ip) : 0;
+	held_lock_push(ts, lock, kind, ip, class_id, attr | HELD_ATTR_TRYLOCK);
 }
 
-/* Release: the innermost entry for the lock goes; a lock we never saw
- * taken is the kernel's bad unlock balance. */
+/* A recursive mutex this thread holds, taken again: one more reference on
+ * its entry (the kernel's held_lock.references), no new entry, no edge.
+ * Returns the entry, or NULL when it is not held here. */
+static inline struct held_lock *recursive_relock(struct thread_state *ts, const pthread_mutex_t *m)
+{
+	if (likely(!ts->nr_locks) || mutex_type(m) != PTHREAD_MUTEX_RECURSIVE)
+		return 0;
+	int i = held_lock_find(ts, m, KIND_BIT(HELD_MUTEX));
+	return i >= 0 ? &ts->held[i] : 0;
+}
+
+static inline void add_reference(struct thread_state *ts, struct held_lock *h)
+{
+	if (likely(h->references < UINT16_MAX))
+		h->references++;
+	else
+		ts->untracked++;
+}
+
+/* Release: the innermost entry for the lock loses a reference and goes
+ * with its last; a lock we never saw taken is the kernel's bad unlock
+ * balance (lock_release_unheld() tells the other cases apart). The perturb
+ * point comes after the real unlock (see the wrappers): never a delay with
+ * the lock still held and the thread cancellable. */
 static inline void lock_released(struct thread_state *ts, const void *lock, unsigned kind_mask,
 				 uintptr_t ip, const char *type_name)
 {
 	int i = held_lock_find(ts, lock, kind_mask);
-	if (likely(i >= 0))
-		held_lock_remove(ts, i);
-	else if (ts->untracked)
-		ts->untracked--;     /* taken past MAX_LOCK_DEPTH */
-	else
-		print_bad_unlock_balance(ts, ip, lock, type_name);
-	perturb_point(ts);
+	if (likely(i >= 0)) {
+		struct held_lock *h = &ts->held[i];
+		if (unlikely(h->references > 1))
+			h->references--;
+		else
+			held_lock_remove(ts, i);
+	} else {
+		lock_release_unheld(ts, lock, kind_mask, ip, type_name);
+	}
 }
 
 /* Destroying a lock this thread holds is reported before the real call.
@@ -162,7 +207,10 @@ static inline void mutex_wait_begin(struct mutex_wait_frame *f, struct thread_st
 		held_lock_remove(ts, i);
 		/* The wake-up takes the mutex again behind the locks still
 		 * held: validate that order now, before the wait. */
-		lock_graph_acquire(ts, mutex, f->entry.class_id, ACQUIRE_LOCK, ip);
+		if (thread_holds_anything(ts)) {
+			uint32_t class_id = held_class(&f->entry);
+			lock_graph_acquire(ts, mutex, class_id, ACQUIRE_LOCK, ip);
+		}
 	}
 }
 
@@ -170,9 +218,12 @@ static inline void mutex_wait_begin(struct mutex_wait_frame *f, struct thread_st
 static inline void mutex_wait_end(void *arg)
 {
 	struct mutex_wait_frame *f = arg;
-	if (f->was_held)
-		lock_acquired(f->ts, f->entry.lock, HELD_MUTEX, f->entry.acquire_ip, f->entry.trylock,
-			      f->entry.class_id, 0);
+	if (f->was_held) {
+		struct held_lock *h = held_lock_push(f->ts, f->entry.lock, HELD_MUTEX, f->entry.acquire_ip,
+						     f->entry.class_id, f->entry.attr);
+		if (h)
+			h->references = f->entry.references;
+	}
 }
 
 /* The body of every condition-wait wrapper; `m` is the mutex argument. */
@@ -181,7 +232,7 @@ static inline void mutex_wait_end(void *arg)
 	if (unlikely(ts->in_tracer))                                             \
 		return call;                                                     \
 	struct mutex_wait_frame frame;                                           \
-	mutex_wait_begin(&frame, ts, m, CALLER_IP());                                         \
+	mutex_wait_begin(&frame, ts, m, CALLER_IP());                            \
 	int ret;                                                                 \
 	pthread_cleanup_push(mutex_wait_end, &frame);                            \
 	ret = call;                                                              \

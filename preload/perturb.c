@@ -2,8 +2,10 @@
  * option and the order in which threads first perturb, so one seed replays
  * the same decisions (as far as the scheduler lets a replay be the same). */
 #define _GNU_SOURCE
-#include <sched.h>
+#include <errno.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #include "perturb.h"
 
 static uint64_t next_thread_index;
@@ -25,17 +27,22 @@ void perturb_slow(struct thread_state *ts)
 		ts->perturb_state = ((uint64_t)(unsigned)tracer_options.seed << 20 ^ index) | 1;
 	}
 	uint64_t r = splitmix64(&ts->perturb_state);
+	/* Raw system calls: glibc's nanosleep() is a cancellation point, and a
+	 * delay must never make a lock or read-side call cancellable (a thread
+	 * cancelled inside pthread_mutex_unlock() leaves the mutex locked). */
+	int saved = errno;
 	switch (r & 31) {
 	case 0: case 1: case 2: case 3:
-		sched_yield();
+		syscall(SYS_sched_yield);
 		break;
 	case 4: {
 		/* 1-50 us: long enough to let another thread into the window */
 		struct timespec delay = { 0, (long)(1000 + (r >> 8) % 49000) };
-		nanosleep(&delay, NULL);
+		syscall(SYS_nanosleep, &delay, NULL);
 		break;
 	}
 	default:
 		break;
 	}
+	errno = saved;
 }

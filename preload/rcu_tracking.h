@@ -20,11 +20,7 @@ static inline void rcu_read_acquired(struct thread_state *ts, enum rcu_flavor fl
 {
 	uint32_t class_id = rcu_read_class(flavor, domain);
 	lock_graph_acquire(ts, domain, class_id, ACQUIRE_RLOCK, ip);
-	if (held_lock_push(ts, domain, HELD_RCU_READ, ip, 0, class_id, 1)) {
-		struct held_lock *h = &ts->held[ts->depth - 1];
-		h->flavor = (uint8_t)flavor;
-		h->underlying = (uint8_t)underlying;
-	}
+	held_lock_push(ts, domain, HELD_RCU_READ, ip, class_id, HELD_ATTR_RCU(flavor, underlying));
 	ts->nesting[flavor]++;
 }
 

@@ -1,20 +1,24 @@
-/* Splat assembly and output. Reports are rare: here we may take a lock,
- * unwind, symbolize and allocate, always with the reentrancy guard up so
- * the wrappers let our own lock and libunwind calls through untouched. */
+/* Splat assembly and output. Reports are rare: here we may take the report
+ * lock, unwind and symbolize, always with the reentrancy guard up so the
+ * wrappers let our own calls through untouched. Nothing here allocates. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 #include "report.h"
-#include "options.h"
 #include "backtrace.h"
-#include "symbolize.h"
+#include "lock_classes.h"
+#include "log_output.h"
+#include "options.h"
 #include "suppressions.h"
+#include "symbolize.h"
+#include "tracer_lock.h"
+#include "tracer_stack.h"
 
 static const char *const report_kind_name[NR_REPORT_KINDS] = {
 	[REPORT_SUSPICIOUS_RCU] = "suspicious RCU usage",
@@ -25,9 +29,6 @@ static const char *const report_kind_name[NR_REPORT_KINDS] = {
 	[REPORT_CIRCULAR_DEPENDENCY] = "possible circular locking dependency",
 	[REPORT_WARNING] = "lockdep assertion",
 };
-
-static unsigned long report_counts[NR_REPORT_KINDS];
-static unsigned long suppressed_count;
 
 /* The suppression kinds of the sanitizer-style rules. */
 static const char *const suppression_kind[NR_REPORT_KINDS] = {
@@ -40,8 +41,178 @@ static const char *const suppression_kind[NR_REPORT_KINDS] = {
 	[REPORT_WARNING] = "lockdep_assertion",
 };
 
+static unsigned long report_counts[NR_REPORT_KINDS];
+static unsigned long suppressed_count;
+static unsigned long dropped_count;   /* asked for by a handler inside a report */
+
+/* ---- reports in flight ----------------------------------------------------
+ * reports_in_flight counts reports between the decision to print them and
+ * their write; reports_done is a futex word bumped at each completion, on
+ * which exit(), abort() and the losers of a site race wait. */
+static int reports_in_flight;
+static int reports_done;
+
+static void in_flight_begin(void)
+{
+	__atomic_add_fetch(&reports_in_flight, 1, __ATOMIC_ACQ_REL);
+}
+
+static void in_flight_end(void)
+{
+	__atomic_sub_fetch(&reports_in_flight, 1, __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&reports_done, 1, __ATOMIC_RELEASE);
+	tracer_futex_wake_all(&reports_done);
+}
+
+static long monotonic_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Waits until done() or REPORT_WAIT_MS without progress. */
+static void wait_for(int (*done)(const void *), const void *arg)
+{
+	long deadline = monotonic_ms() + REPORT_WAIT_MS;
+	for (;;) {
+		int seen = __atomic_load_n(&reports_done, __ATOMIC_ACQUIRE);
+		if (done(arg))
+			return;
+		long left = deadline - monotonic_ms();
+		if (left <= 0)
+			return;
+		tracer_futex_wait(&reports_done, seen, left < 100 ? (int)left : 100);
+		if (__atomic_load_n(&reports_done, __ATOMIC_ACQUIRE) != seen)
+			deadline = monotonic_ms() + REPORT_WAIT_MS;   /* progress */
+	}
+}
+
+static int nothing_in_flight(const void *unused)
+{
+	(void)unused;
+	return __atomic_load_n(&reports_in_flight, __ATOMIC_ACQUIRE) == 0;
+}
+
+void report_wait_in_flight(void)
+{
+	struct thread_state *ts = thread_state();
+	/* A thread inside its own report (exit() from a signal handler...)
+	 * would wait for itself. */
+	if (ts->in_tracer)
+		return;
+	wait_for(nothing_in_flight, NULL);
+}
+
+/* ---- once per call site ---------------------------------------------------
+ * An open-addressing set of (site, kind) keys. Each slot also has the
+ * thread printing its report, until it is written: a racing thread waits
+ * for it instead of running ahead. */
+
+#define MAX_REPORT_SITES 8192   /* power of two */
+static uintptr_t report_sites[MAX_REPORT_SITES];
+static const void *report_site_owner[MAX_REPORT_SITES];
+
+static uintptr_t site_key(enum report_kind kind, uintptr_t site)
+{
+	/* x86-64 user addresses use 47 bits: the kind fits above them. */
+	return (site << 4 | (uintptr_t)kind) + 1;
+}
+
+static int site_written(const void *slot_index)
+{
+	size_t i = (size_t)(uintptr_t)slot_index;
+	return __atomic_load_n(&report_site_owner[i], __ATOMIC_ACQUIRE) == NULL;
+}
+
+static struct tracer_lock sites_lock = TRACER_LOCK_INITIALIZER(TRACER_LOCK_REPORT_SITES, "report sites");
+
+/* The slot of key, or of the free slot where it would go; -1 when full. */
+static long site_slot(uintptr_t key)
+{
+	uintptr_t h = key * 0x9E3779B97F4A7C15ull;
+	for (unsigned probe = 0; probe < MAX_REPORT_SITES; probe++) {
+		size_t i = (h + probe) & (MAX_REPORT_SITES - 1);
+		uintptr_t cur = __atomic_load_n(&report_sites[i], __ATOMIC_ACQUIRE);
+		if (cur == key || cur == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* The site is reported already or being reported: wait for another
+ * thread's report to be out (never for our own). */
+static int site_taken(size_t i, const struct thread_state *ts)
+{
+	const void *owner = __atomic_load_n(&report_site_owner[i], __ATOMIC_ACQUIRE);
+	if (owner && owner != ts)
+		wait_for(site_written, (const void *)(uintptr_t)i);
+	return 0;
+}
+
+int report_site_once(enum report_kind kind, uintptr_t site)
+{
+	uintptr_t key = site_key(kind, site);
+	struct thread_state *ts = thread_state();
+	/* Lock-free: a site reported before (the common case of a bug that
+	 * repeats in a loop). */
+	long i = site_slot(key);
+	if (i >= 0 && __atomic_load_n(&report_sites[i], __ATOMIC_ACQUIRE) == key)
+		return site_taken((size_t)i, ts);
+	if (!tracer_lock_acquire(&sites_lock, ts))
+		return 0;   /* a handler interrupted our own claim: skip */
+	i = site_slot(key);
+	int won = 0;
+	if (i >= 0 && __atomic_load_n(&report_sites[i], __ATOMIC_RELAXED) == 0) {
+		/* The owner is visible before the key (release below). */
+		__atomic_store_n(&report_site_owner[i], (const void *)ts, __ATOMIC_RELAXED);
+		__atomic_store_n(&report_sites[i], key, __ATOMIC_RELEASE);
+		won = 1;
+		in_flight_begin();
+	}
+	tracer_lock_release(&sites_lock);
+	if (won)
+		return 1;
+	if (i < 0) {
+		report_limit_once("MAX_REPORT_SITES too low!", "further call sites are not reported");
+		return 0;
+	}
+	return site_taken((size_t)i, ts);
+}
+
+static void report_site_written(enum report_kind kind, uintptr_t site)
+{
+	uintptr_t key = site_key(kind, site);
+	uintptr_t h = key * 0x9E3779B97F4A7C15ull;
+	for (unsigned probe = 0; probe < MAX_REPORT_SITES; probe++) {
+		size_t i = (h + probe) & (MAX_REPORT_SITES - 1);
+		uintptr_t cur = __atomic_load_n(&report_sites[i], __ATOMIC_ACQUIRE);
+		if (cur == key) {
+			__atomic_store_n(&report_site_owner[i], NULL, __ATOMIC_RELEASE);
+			return;
+		}
+		if (!cur)
+			return;
+	}
+}
+
+/* ---- the report being built ---------------------------------------------
+ * One report at a time (the report lock), so static buffers serve them
+ * all: no allocation, nothing large on the program's stack. */
+
+static struct tracer_lock report_lock = TRACER_LOCK_INITIALIZER(TRACER_LOCK_REPORT, "report");
+
+#define REPORT_BUFFER_SIZE (64 * 1024)
+static char report_buf[REPORT_BUFFER_SIZE];
+static size_t report_len;
+
+#define MAX_CAPTURED_FRAMES 136
+static uintptr_t captured_frames[MAX_CAPTURED_FRAMES];
+static size_t nr_captured_frames;
+static const char *capture_failure;
+
 /* Code addresses of the report being built (frames, where locks were
- * taken), matched against the suppressions at report_end(). */
+ * taken), matched against the suppressions when it is complete. */
 #define MAX_REPORT_PCS 256
 static uintptr_t report_pcs[MAX_REPORT_PCS];
 static size_t nr_report_pcs;
@@ -54,7 +225,7 @@ static void remember_pc(uintptr_t pc)
 
 static int report_is_suppressed(enum report_kind kind)
 {
-	if (!suppressions_count())
+	if (kind >= NR_REPORT_KINDS || !suppressions_count())
 		return 0;
 	static char names[MAX_REPORT_PCS][128];
 	static const char *name_ptrs[MAX_REPORT_PCS];
@@ -64,127 +235,6 @@ static int report_is_suppressed(enum report_kind kind)
 	}
 	return suppressions_match(suppression_kind[kind], name_ptrs, nr_report_pcs);
 }
-
-/* ---- once per call site ------------------------------------------------ */
-
-#define MAX_REPORT_SITES 8192   /* power of two */
-static uintptr_t report_sites[MAX_REPORT_SITES];
-
-int report_site_once(enum report_kind kind, uintptr_t site)
-{
-	/* x86-64 user addresses use 47 bits: the kind fits above them. */
-	uintptr_t key = (site << 4 | (uintptr_t)kind) + 1;
-	uintptr_t h = key * 0x9E3779B97F4A7C15ull;
-	for (unsigned probe = 0; probe < MAX_REPORT_SITES; probe++) {
-		uintptr_t *slot = &report_sites[(h + probe) & (MAX_REPORT_SITES - 1)];
-		uintptr_t cur = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-		if (cur == key)
-			return 0;
-		if (cur == 0) {
-			uintptr_t expected = 0;
-			if (__atomic_compare_exchange_n(slot, &expected, key, 0,
-							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-				return 1;
-			if (expected == key)   /* another thread won the same site */
-				return 0;
-		}
-	}
-	report_limit_once("MAX_REPORT_SITES too low!", "further call sites are not reported");
-	return 0;
-}
-
-/* ---- the report lock ----------------------------------------------------- */
-
-/* A spinlock of our own, not a pthread mutex: it must not show up in the
- * program's lock state, and reports are rare and short enough to spin on. */
-static int report_lock_word;
-
-static void report_lock(void)
-{
-	while (__atomic_exchange_n(&report_lock_word, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
-}
-
-static void report_unlock(void)
-{
-	__atomic_store_n(&report_lock_word, 0, __ATOMIC_RELEASE);
-}
-
-void report_fork_prepare(void) { report_lock(); }
-void report_fork_parent(void) { report_unlock(); }
-void report_fork_child(void) { report_unlock(); }
-
-/* ---- output -------------------------------------------------------------- */
-
-static int log_fd = -1;
-static pid_t log_fd_pid;
-
-static void write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= (size_t)n;
-	}
-}
-
-/* The destination: stderr, or log_path with %p replaced by the pid (reopened
- * in a forked child so each process gets its own log). */
-static int report_fd(void)
-{
-	options_init();
-	const char *path = tracer_options.log_path;
-	if (!path[0])
-		return 2;
-	pid_t pid = getpid();
-	if (log_fd >= 0 && log_fd_pid == pid)
-		return log_fd;
-	char name[LOG_PATH_MAX + 32];
-	size_t n = 0;
-	for (const char *p = path; *p && n < sizeof(name) - 24; p++) {
-		if (p[0] == '%' && p[1] == 'p') {
-			n += (size_t)snprintf(name + n, sizeof(name) - n, "%d", (int)pid);
-			p++;
-		} else {
-			name[n++] = *p;
-		}
-	}
-	name[n] = 0;
-	int fd = open(name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		char msg[LOG_PATH_MAX + 96];
-		int m = snprintf(msg, sizeof(msg), "lockdep-rcu: cannot open log_path '%s': %s; writing to stderr\n",
-				 name, strerror(errno));
-		write_all(2, msg, m > 0 ? (size_t)m : 0);
-		tracer_options.log_path[0] = 0;
-		return 2;
-	}
-	if (log_fd >= 0 && log_fd_pid != pid)
-		close(log_fd);   /* the parent's descriptor, inherited over fork */
-	log_fd = fd;
-	log_fd_pid = pid;
-	return fd;
-}
-
-void report_raw_write(const char *buf, size_t len)
-{
-	int saved = errno;
-	write_all(report_fd(), buf, len);
-	errno = saved;
-}
-
-/* ---- building a report ------------------------------------------------- */
-
-/* One report at a time (report lock), so one static buffer serves them all:
- * no allocation, no large stack frame on small thread stacks. */
-#define REPORT_BUFFER_SIZE (64 * 1024)
-static char report_buf[REPORT_BUFFER_SIZE];
-static size_t report_len;
-static int report_saved_errno;
 
 void report_printf(const char *fmt, ...)
 {
@@ -220,21 +270,6 @@ static void report_rule(char c, size_t len)
 	report_printf("%s", line);
 }
 
-void report_begin(struct thread_state *ts, const char *title)
-{
-	tracer_enter(ts);
-	report_saved_errno = errno;
-	report_lock();
-	report_len = 0;
-	nr_report_pcs = 0;
-	size_t width = strlen(title);
-	report_printf("\n");
-	report_rule('=', width);
-	report_printf("%s\n", title);
-	report_printf("lockdep-rcu %s, pid %d\n", LOCKDEP_RCU_VERSION, (int)getpid());
-	report_rule('-', width);
-}
-
 void report_symbolized_ip(uintptr_t ip)
 {
 	remember_pc(ip);
@@ -246,7 +281,8 @@ void report_symbolized_ip(uintptr_t ip)
 	report_printf("%s", where);
 }
 
-static const char *const held_kind_name[] = {
+static const char *const held_kind_name[NR_HELD_KINDS] = {
+	[HELD_NONE] = "?",
 	[HELD_MUTEX] = "mutex",
 	[HELD_RWLOCK_READ] = "rwlock-read",
 	[HELD_RWLOCK_WRITE] = "rwlock-write",
@@ -254,46 +290,63 @@ static const char *const held_kind_name[] = {
 	[HELD_RCU_READ] = "rcu",
 };
 
-void report_held_lock(int index, const struct held_lock *h)
+static const char *held_type_name(const struct held_lock *h)
 {
-	char name[256] = "";
-	if (h->kind == HELD_RCU_READ && h->flavor != FLAVOR_srcu) {
-		report_printf(" #%d: (%s){%s}, at: ", index, flavor_lock_name[h->flavor],
-			      held_kind_name[h->kind]);
-	} else {
-		if (tracer_options.symbolize)
-			symbolize_data((uintptr_t)h->lock, name, sizeof(name));
-		if (!name[0])
-			snprintf(name, sizeof(name), "%s",
-				 h->kind == HELD_RCU_READ ? "srcu_struct" :
-				 h->kind == HELD_MUTEX ? "pthread_mutex_t" :
-				 h->kind == HELD_SPIN ? "pthread_spinlock_t" : "pthread_rwlock_t");
-		report_printf(" #%d: %016lx (%s%s){%s}, at: ", index, (unsigned long)h->lock,
-			      h->kind == HELD_RCU_READ ? "srcu:" : "", name, held_kind_name[h->kind]);
+	switch (h->kind) {
+	case HELD_MUTEX: return "pthread_mutex_t";
+	case HELD_SPIN: return "pthread_spinlock_t";
+	case HELD_RCU_READ: return "srcu_struct";
+	default: return "pthread_rwlock_t";
 	}
-	report_symbolized_ip(h->acquire_ip);
-	report_printf("%s\n", h->trylock ? " (trylock)" : "");
 }
 
-void report_held_locks(const struct thread_state *ts)
+void report_lock_name(const void *lock, uint32_t class_id, const char *type_name, char *buf, size_t size)
+{
+	buf[0] = 0;
+	if (class_id)
+		lock_class_name(class_id, buf, size);
+	if ((!buf[0] || buf[0] == '?') && lock && tracer_options.symbolize)
+		symbolize_data((uintptr_t)lock, buf, size);
+	if (!buf[0])
+		snprintf(buf, size, "%s", type_name);
+}
+
+void report_held_lock(int index, struct held_lock *h)
+{
+	char name[256];
+	if (h->kind == HELD_RCU_READ && held_flavor(h) != FLAVOR_srcu) {
+		report_printf(" #%d: (%s){%s}, at: ", index, flavor_lock_name[held_flavor(h)],
+			      held_kind_name[h->kind]);
+	} else {
+		uint32_t class_id = h->class_id ? h->class_id : held_class_lookup(h);
+		report_lock_name(h->lock, class_id, held_type_name(h), name, sizeof(name));
+		report_printf(" #%d: %016lx (%s){%s}, at: ", index, (unsigned long)h->lock, name,
+			      held_kind_name[h->kind < NR_HELD_KINDS ? h->kind : HELD_NONE]);
+	}
+	report_symbolized_ip(h->acquire_ip);
+	if (h->references > 1)
+		report_printf(" (taken %u times)", h->references);
+	report_printf("%s%s\n", held_is_trylock(h) ? " (trylock)" : "",
+		      held_is_inherited(h) ? " (inherited over fork)" : "");
+}
+
+void report_held_locks(struct thread_state *ts)
 {
 	const char *task = report_task_name();
-	if (ts->depth == 0) {
+	unsigned n = 0;
+	for (unsigned i = 0; i < ts->depth; i++)
+		n += ts->held[i].kind != HELD_NONE;
+	if (n == 0 && !ts->untracked) {
 		report_printf("no locks held by %s.\n", task);
 		return;
 	}
-	report_printf("%u lock%s held by %s:\n", ts->depth, ts->depth == 1 ? "" : "s", task);
+	report_printf("%u lock%s held by %s:\n", n, n == 1 ? "" : "s", task);
+	int index = 0;
 	for (unsigned i = 0; i < ts->depth; i++)
-		report_held_lock((int)i, &ts->held[i]);
+		if (ts->held[i].kind != HELD_NONE)
+			report_held_lock(index++, &ts->held[i]);
 	if (ts->untracked)
 		report_printf(" ... and %u more not tracked (MAX_LOCK_DEPTH %d)\n", ts->untracked, MAX_LOCK_DEPTH);
-}
-
-void report_backtrace(void)
-{
-	uintptr_t frames[128];
-	int max = tracer_options.max_frames;
-	report_backtrace_frames(frames, backtrace_capture(frames, (size_t)max));
 }
 
 void report_backtrace_frames(const uintptr_t *frames, size_t n)
@@ -313,33 +366,90 @@ void report_backtrace_frames(const uintptr_t *frames, size_t n)
 	}
 }
 
-void report_end(struct thread_state *ts, enum report_kind kind)
+void report_backtrace(void)
 {
-	if (report_is_suppressed(kind)) {
-		__atomic_fetch_add(&suppressed_count, 1, __ATOMIC_RELAXED);
-		report_unlock();
-		errno = report_saved_errno;
-		tracer_leave(ts);
-		return;
+	report_backtrace_frames(captured_frames, nr_captured_frames);
+	if (!nr_captured_frames && capture_failure)
+		report_printf(" (no frames: %s)\n", capture_failure);
+}
+
+/* ---- emitting ------------------------------------------------------------ */
+
+struct report_job {
+	struct thread_state *ts;
+	enum report_kind kind;
+	const char *title;
+	void (*body)(struct thread_state *, void *);
+	void *arg;
+	int suppressed;
+};
+
+/* On the tracer's stack: the whole text, and the suppression decision. */
+static void build_report(void *p)
+{
+	struct report_job *job = p;
+	report_len = 0;
+	nr_report_pcs = 0;
+	size_t width = strlen(job->title);
+	report_printf("\n");
+	report_rule('=', width);
+	report_printf("%s\n", job->title);
+	report_printf("lockdep-rcu %s, pid %d\n", LOCKDEP_RCU_VERSION, (int)getpid());
+	report_rule('-', width);
+	job->body(job->ts, job->arg);
+	job->suppressed = report_is_suppressed(job->kind);
+}
+
+void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site, const char *title,
+		 void (*body)(struct thread_state *, void *), void *arg)
+{
+	int saved_errno = errno;
+	tracer_enter(ts);
+	if (!site)
+		in_flight_begin();
+	if (!tracer_lock_acquire(&report_lock, ts)) {
+		/* A signal handler interrupted this thread's own report: the
+		 * lock is ours already, and the buffer is in use. */
+		__atomic_fetch_add(&dropped_count, 1, __ATOMIC_RELAXED);
+		goto out;
 	}
-	__atomic_fetch_add(&report_counts[kind], 1, __ATOMIC_RELAXED);
-	int fd = report_fd();
-	write_all(fd, report_buf, report_len);
-	report_unlock();
-	if (tracer_options.halt_on_error) {
+	nr_captured_frames = backtrace_capture(captured_frames, MAX_CAPTURED_FRAMES);
+	capture_failure = backtrace_unavailable_reason();
+	struct report_job job = { ts, kind, title, body, arg, 0 };
+	run_on_tracer_stack(build_report, &job);
+	if (job.suppressed) {
+		__atomic_fetch_add(&suppressed_count, 1, __ATOMIC_RELAXED);
+	} else {
+		if (kind < NR_REPORT_KINDS)
+			__atomic_fetch_add(&report_counts[kind], 1, __ATOMIC_RELAXED);
+		log_output_write(report_buf, report_len);
+	}
+	tracer_lock_release(&report_lock);
+	if (!job.suppressed && kind < NR_REPORT_KINDS && tracer_options.halt_on_error) {
 		static const char msg[] = "lockdep-rcu: halt_on_error=1, exiting\n";
-		write_all(fd, msg, sizeof(msg) - 1);
+		log_output_write(msg, sizeof(msg) - 1);
+		report_print_summary();
+		fflush(NULL);   /* the program's buffered output is not lost */
 		_exit(tracer_options.exitcode ? tracer_options.exitcode : 1);
 	}
-	errno = report_saved_errno;
+out:
+	if (site)
+		report_site_written(kind, site);
+	in_flight_end();
 	tracer_leave(ts);
+	errno = saved_errno;
+}
+
+void report_raw_write(const char *buf, size_t len)
+{
+	log_output_write(buf, len);
 }
 
 void report_limit_once(const char *title, const char *detail)
 {
 	/* A handful of distinct limits: remember the titles already printed. */
-	static const char *printed[8];
-	for (unsigned i = 0; i < 8; i++) {
+	static const char *printed[16];
+	for (unsigned i = 0; i < 16; i++) {
 		const char *cur = __atomic_load_n(&printed[i], __ATOMIC_ACQUIRE);
 		if (cur == title)
 			return;
@@ -351,13 +461,38 @@ void report_limit_once(const char *title, const char *detail)
 					return;
 				continue;
 			}
-			char line[256];
+			char line[320];
 			int n = snprintf(line, sizeof(line), "lockdep-rcu: BUG: %s %s; the program keeps running\n",
 					 title, detail);
 			report_raw_write(line, n > 0 ? (size_t)n : 0);
 			return;
 		}
 	}
+}
+
+struct depth_limit {
+	const void *lock;
+	uintptr_t ip;
+};
+
+static void print_depth_limit(struct thread_state *ts, void *arg)
+{
+	struct depth_limit *d = arg;
+	report_printf("%s is trying to acquire lock %016lx at: ", report_task_name(), (unsigned long)d->lock);
+	report_symbolized_ip(d->ip);
+	report_printf("\nbut it already holds %d locks: this acquisition and deeper ones are not tracked\n"
+		      "(each recursive relock of a lock counts once).\n\n", MAX_LOCK_DEPTH);
+	report_held_locks(ts);
+	report_backtrace();
+}
+
+void report_depth_limit(struct thread_state *ts, const void *lock, uintptr_t ip)
+{
+	static int printed;
+	if (__atomic_exchange_n(&printed, 1, __ATOMIC_ACQ_REL))
+		return;
+	struct depth_limit d = { lock, ip };
+	report_emit(ts, REPORT_NOTICE, 0, "lockdep-rcu: BUG: MAX_LOCK_DEPTH too low!", print_depth_limit, &d);
 }
 
 unsigned long report_count(void)
@@ -368,11 +503,25 @@ unsigned long report_count(void)
 	return total;
 }
 
+static pid_t tracer_pid;   /* 0: the process that loaded us (not forked since) */
+
+int report_process_is_ours(void)
+{
+	pid_t owner = __atomic_load_n(&tracer_pid, __ATOMIC_RELAXED);
+	return !owner || owner == getpid();
+}
+
 void report_print_summary(void)
 {
+	static int printed;
+	if (!report_process_is_ours())
+		return;
 	unsigned long total = report_count();
 	unsigned long suppressed = __atomic_load_n(&suppressed_count, __ATOMIC_RELAXED);
-	if ((!total && !suppressed) || !tracer_options.print_summary)
+	unsigned long dropped = __atomic_load_n(&dropped_count, __ATOMIC_RELAXED);
+	if ((!total && !suppressed && !dropped) || !tracer_options.print_summary)
+		return;
+	if (__atomic_exchange_n(&printed, 1, __ATOMIC_ACQ_REL))
 		return;
 	char line[512];
 	size_t n = (size_t)snprintf(line, sizeof(line), "SUMMARY: lockdep-rcu: %lu report%s", total,
@@ -387,7 +536,49 @@ void report_print_summary(void)
 	}
 	if (suppressed && n < sizeof(line))
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "; %lu suppressed", suppressed);
-	if (n < sizeof(line) - 1)
-		line[n++] = '\n';
-	report_raw_write(line, n < sizeof(line) ? n : sizeof(line) - 1);
+	if (dropped && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      "; %lu not printed (asked for by a signal handler during a report)", dropped);
+	if (n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	report_raw_write(line, n);
+}
+
+/* ---- fork ------------------------------------------------------------------ */
+
+static int report_lock_taken_for_fork, sites_lock_taken_for_fork;
+
+void report_fork_prepare(struct thread_state *self)
+{
+	report_lock_taken_for_fork = tracer_lock_fork_prepare(&report_lock, self);
+	sites_lock_taken_for_fork = tracer_lock_fork_prepare(&sites_lock, self);
+}
+
+void report_fork_parent(void)
+{
+	tracer_lock_fork_parent(&sites_lock, sites_lock_taken_for_fork);
+	tracer_lock_fork_parent(&report_lock, report_lock_taken_for_fork);
+}
+
+/* The child is a new process: its reports, its counts, its summary. Sites
+ * already reported stay reported (the child's own first reports of them
+ * would repeat the parent's in a shared log); sites whose reports other
+ * threads were writing are done, since those threads are gone. */
+void report_fork_child(struct thread_state *self)
+{
+	tracer_lock_fork_child(&report_lock, report_lock_taken_for_fork, self);
+	tracer_pid = getpid();
+	for (int k = 0; k < NR_REPORT_KINDS; k++)
+		report_counts[k] = 0;
+	suppressed_count = 0;
+	dropped_count = 0;
+	tracer_lock_fork_child(&sites_lock, sites_lock_taken_for_fork, self);
+	/* A report this thread was writing when a signal handler forked goes
+	 * on in the child too. */
+	reports_in_flight = tracer_lock_held_by(&report_lock, self);
+	for (size_t i = 0; i < MAX_REPORT_SITES; i++)
+		if (report_site_owner[i] && report_site_owner[i] != self)
+			report_site_owner[i] = NULL;
+	log_output_fork_child();
 }

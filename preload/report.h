@@ -1,6 +1,12 @@
 /* Building and emitting splats: kernel layout, once per call site, each one
  * a single write(2) so racing threads never interleave and a crash right
- * after loses nothing. */
+ * after loses nothing.
+ *
+ * A report is emitted by report_emit() with a body function that prints
+ * it. The body runs under the report lock, on the tracer's own stack (the
+ * program's thread may have 16 KiB in all), with the thread's stack
+ * captured beforehand. Everything that names things (the symbolizer) runs
+ * only there, so it is only ever used by one thread at a time. */
 #ifndef LOCKDEP_RCU_REPORT_H
 #define LOCKDEP_RCU_REPORT_H
 
@@ -19,41 +25,72 @@ enum report_kind {
 	REPORT_CIRCULAR_DEPENDENCY,
 	REPORT_WARNING,          /* lockdep_assert_held() and friends */
 	NR_REPORT_KINDS,
+	REPORT_NOTICE = NR_REPORT_KINDS,   /* the tracer's own limits: not a bug
+					      of the program, never counted */
 };
 
+/* How long a thread that lost the once-per-site race, or one that exits
+ * or aborts, waits for reports in flight to be written. */
+#define REPORT_WAIT_MS 10000
+
 /* True for the first caller with this (kind, site) pair, even when many
- * threads race: the kernel's WARN_ON_ONCE, per call site. */
+ * threads race: the kernel's WARN_ON_ONCE, per call site. The first
+ * caller must then call report_emit() with the same site, which marks the
+ * site done; the others wait until it is (bounded), so none of them runs
+ * ahead into abort() or exit() before the report is out. */
 int report_site_once(enum report_kind kind, uintptr_t site);
 
-/* A report is built between report_begin() and report_end(), which hold the
- * report lock and the thread's reentrancy guard. */
-void report_begin(struct thread_state *ts, const char *title);
+/* Prints a report: header with `title`, then body(arg), then the write.
+ * `site` is what report_site_once() was given (0 if none). errno and the
+ * thread's reentrancy guard are handled here. A report asked for by a
+ * signal handler that interrupted this thread's own report is dropped with
+ * a note (the report lock is not re-entered). */
+void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site, const char *title,
+		 void (*body)(struct thread_state *ts, void *arg), void *arg);
+
+/* In a body: */
 void report_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "function+0xoff/0xsize [module] file:line" of a return address. */
 void report_symbolized_ip(uintptr_t ip);
+/* The name of a lock for reports: its class name ("conn_new+0x2a",
+ * "stats_lock") when it has one, else the symbol of its address, else
+ * the type. One name per lock, the same everywhere in a report. */
+void report_lock_name(const void *lock, uint32_t class_id, const char *type_name,
+		      char *buf, size_t size);
 /* " #i: <address> (<name>){<kind>}, at: <where taken>" */
-void report_held_lock(int index, const struct held_lock *h);
+void report_held_lock(int index, struct held_lock *h);
 /* "N locks held by comm/tid:" and one line each, or "no locks held by ...". */
-void report_held_locks(const struct thread_state *ts);
-/* "stack backtrace:" and the frames of the caller, tracer frames skipped. */
+void report_held_locks(struct thread_state *ts);
+/* "stack backtrace:" and the frames captured when the report began. */
 void report_backtrace(void);
-/* The same for a stack captured earlier by backtrace_capture(). */
+/* The same for a stack captured earlier. */
 void report_backtrace_frames(const uintptr_t *frames, size_t nr_frames);
-void report_end(struct thread_state *ts, enum report_kind kind);
 
 /* "comm/tid" of the calling thread. */
 const char *report_task_name(void);
 
-/* Writes bytes to the report destination now, under no lock (option errors). */
+/* Writes bytes to the report destination now (option errors, limits). */
 void report_raw_write(const char *buf, size_t len);
 /* One line, printed once per message, when a bounded table is full. */
 void report_limit_once(const char *title, const char *detail);
-/* At exit: the summary line; returns the number of reports. */
+/* held[] is full: a one-time notice naming the thread and where. */
+void report_depth_limit(struct thread_state *ts, const void *lock, uintptr_t ip);
+
+/* Whether this is the process the tracer's state belongs to: a vfork()
+ * child shares the parent's memory and must not print the parent's
+ * summary or remove its log. */
+int report_process_is_ours(void);
+
+/* Reports printed so far (not counting suppressed ones). */
 unsigned long report_count(void);
+/* Waits (bounded) until no report is being built or written. */
+void report_wait_in_flight(void);
+/* The summary line, once per process. */
 void report_print_summary(void);
-/* fork: the child must not inherit a report lock held by a vanished thread. */
-void report_fork_prepare(void);
+
+/* fork (pthread_atfork, run by the tracer's fork handlers). */
+void report_fork_prepare(struct thread_state *self);
 void report_fork_parent(void);
-void report_fork_child(void);
+void report_fork_child(struct thread_state *self);
 
 #endif

@@ -1,36 +1,64 @@
 /* Per-thread state of the tracer: the locks this thread holds, innermost last,
  * and its RCU read-side nesting and registration per flavor.
  * It lives in initial-exec TLS, so it exists from the thread's first
- * instruction (before any constructor ran) and costs one %fs-relative access. */
+ * instruction (before any constructor ran) and costs one %fs-relative access.
+ *
+ * Signal safety. A signal handler may lock, unlock or enter a read side at
+ * any instruction of the interrupted code, also in the middle of an update
+ * of this state. Handlers run to completion and leave the state as they
+ * found it (they release what they take), so the invariants are:
+ *  - slots at and above ->depth are HELD_NONE;
+ *  - an entry is written while it is HELD_NONE and published by storing its
+ *    kind last; readers skip HELD_NONE entries;
+ *  - ->depth grows before an entry is written (the handler then stacks on
+ *    top of it) and shrinks after the entry was retired;
+ *  - removing a middle entry shifts the ones above it down one at a time,
+ *    each retired before it is overwritten: a handler may see a duplicate
+ *    of one entry, never a torn or stale one.
+ * Counters are read-modify-written without atomics: a handler that
+ * interrupts between the load and the store puts back what it changed
+ * before the store happens. signal_fence() keeps the compiler from
+ * reordering the stores (the hardware does not reorder them as seen by the
+ * same thread). */
 #ifndef LOCKDEP_RCU_THREAD_STATE_H
 #define LOCKDEP_RCU_THREAD_STATE_H
 
 #include <stdint.h>
 #include "flavors.h"
 
-/* Deep enough for real programs (the kernel uses 48); bounded so the state
- * stays near 1 KiB of static TLS, which comes out of every thread's stack. */
-#define MAX_LOCK_DEPTH 36
+/* The kernel's MAX_LOCK_DEPTH. A recursive relock counts on its entry
+ * (held_lock.references), so 48 is the number of distinct locks held. */
+#define MAX_LOCK_DEPTH 48
 
 enum held_kind {
+	HELD_NONE,         /* free slot, or one being written */
 	HELD_MUTEX,
 	HELD_RWLOCK_READ,
 	HELD_RWLOCK_WRITE,
 	HELD_SPIN,
-	HELD_RCU_READ,  /* a read-side critical section of ->flavor */
+	HELD_RCU_READ,     /* a read-side critical section of ->flavor */
+	NR_HELD_KINDS,
 };
+
+/* held_lock.attr: for HELD_RCU_READ, the flavor and the liburcu flavor
+ * that really protects it (the header's bh/sched/SRCU are built on the
+ * program's flavor); for locks, whether it is a recursive read. */
+#define HELD_ATTR_FLAVOR(a)      ((a) & 7u)
+#define HELD_ATTR_UNDERLYING(a)  (((a) >> 3) & 7u)
+#define HELD_ATTR_RCU(f, u)      ((uint8_t)((f) | (u) << 3))
+#define HELD_ATTR_READ_RECURSIVE 0x01u  /* a read that never waits for other
+					   readers (reader-preferring rwlock) */
+#define HELD_ATTR_TRYLOCK        0x40u  /* taken by a trylock: it never blocked */
+#define HELD_ATTR_INHERITED      0x80u  /* held when the process forked: the
+					   child's copy is not this thread's doing */
 
 struct held_lock {
 	const void *lock;       /* lock address; SRCU: the srcu_struct; RCU: NULL */
 	uintptr_t acquire_ip;   /* return address of the acquiring call */
-	uint8_t kind;           /* enum held_kind */
-	uint8_t flavor;         /* HELD_RCU_READ: enum rcu_flavor */
-	uint8_t underlying;     /* HELD_RCU_READ: the liburcu flavor that really protects */
-	uint8_t trylock;        /* taken by a trylock: it never blocked */
-	uint8_t read_recursive; /* held for a read that never waits for other readers
-				   (RCU readers, reader-preferring rwlocks): lock-order rules */
-	uint8_t pad[3];
-	uint32_t class_id;      /* lock_classes.h; 0 when unknown */
+	uint32_t class_id;      /* lock_classes.h; 0 until looked up (lazily) */
+	uint16_t references;    /* acquisitions of this lock (recursive mutexes) */
+	uint8_t kind;           /* enum held_kind, stored last */
+	uint8_t attr;           /* HELD_ATTR_* */
 };
 
 struct thread_state {
@@ -47,12 +75,15 @@ struct thread_state {
 	 * program's liburcu flavor: that liburcu call is accounted by the header. */
 	int in_proxy;
 	int thread_ended;       /* the thread-end checks already ran */
+	uint32_t internal_locks; /* tracer_lock.h: the internal locks this thread
+				    holds or is taking, a bit each */
 	unsigned next_subclass; /* nesting annotation for the next acquisition */
 	uint64_t perturb_state; /* perturb=1: this thread's random stream */
+	uintptr_t stack_limit;  /* lowest usable stack address, 0 if unknown */
 	unsigned depth;         /* entries used in held[] */
 	unsigned untracked;     /* acquisitions dropped because held[] was full */
-	unsigned nr_locks;      /* entries that are locks, not read-side sections */
-	unsigned nr_readers;    /* entries that are read-side sections */
+	unsigned nr_locks;      /* published entries that are locks */
+	unsigned nr_readers;    /* published entries that are read-side sections */
 	uint16_t nesting[NR_FLAVORS];
 	uint8_t registered[NR_URCU_FLAVORS];
 	uint8_t qsbr_offline;   /* registered with QSBR but offline */
@@ -67,37 +98,69 @@ static inline struct thread_state *thread_state(void)
 	return &tracer_thread;
 }
 
+#define signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
 #define KIND_BIT(k) (1u << (k))
 #define KIND_ANY_LOCK (KIND_BIT(HELD_MUTEX) | KIND_BIT(HELD_RWLOCK_READ) | \
 		       KIND_BIT(HELD_RWLOCK_WRITE) | KIND_BIT(HELD_SPIN))
 
+static inline int held_read_recursive(const struct held_lock *h)
+{
+	return h->kind == HELD_RCU_READ || (h->attr & HELD_ATTR_READ_RECURSIVE);
+}
+
+static inline int held_is_trylock(const struct held_lock *h)
+{
+	return h->kind != HELD_RCU_READ && (h->attr & HELD_ATTR_TRYLOCK);
+}
+
+static inline int held_is_inherited(const struct held_lock *h)
+{
+	return h->kind != HELD_RCU_READ && (h->attr & HELD_ATTR_INHERITED);
+}
+
+static inline enum rcu_flavor held_flavor(const struct held_lock *h)
+{
+	return (enum rcu_flavor)HELD_ATTR_FLAVOR(h->attr);
+}
+
+static inline enum rcu_flavor held_underlying(const struct held_lock *h)
+{
+	return (enum rcu_flavor)HELD_ATTR_UNDERLYING(h->attr);
+}
+
 /* held[] is full: count the acquisition in ->untracked, print the limit
  * once. Out of line: it never happens in a healthy program. */
-void held_lock_overflow(struct thread_state *ts);
+void held_lock_overflow(struct thread_state *ts, const void *lock, uintptr_t ip);
 
-/* Records an acquisition. Returns 0 when held[] is full. Inline: every
- * lock wrapper does this, and a call would cost as much as the work. */
-static inline int held_lock_push(struct thread_state *ts, const void *lock, enum held_kind kind,
-				 uintptr_t ip, int trylock, uint32_t class_id, int read_recursive)
+/* Records an acquisition. Returns the entry, or NULL when held[] is full.
+ * Inline: every lock wrapper does this, and a call would cost as much as
+ * the work. */
+static inline struct held_lock *held_lock_push(struct thread_state *ts, const void *lock,
+					       enum held_kind kind, uintptr_t ip,
+					       uint32_t class_id, uint8_t attr)
 {
-	if (__builtin_expect(ts->depth >= MAX_LOCK_DEPTH, 0)) {
-		held_lock_overflow(ts);
+	unsigned d = ts->depth;
+	if (__builtin_expect(d >= MAX_LOCK_DEPTH, 0)) {
+		held_lock_overflow(ts, lock, ip);
 		return 0;
 	}
-	struct held_lock *h = &ts->held[ts->depth++];
+	struct held_lock *h = &ts->held[d];
+	ts->depth = d + 1;      /* reserve: a handler now stacks above */
+	signal_fence();
 	h->lock = lock;
 	h->acquire_ip = ip;
-	h->kind = (uint8_t)kind;
-	h->flavor = FLAVOR_NONE;
-	h->underlying = FLAVOR_NONE;
-	h->trylock = (uint8_t)trylock;
-	h->read_recursive = (uint8_t)read_recursive;
 	h->class_id = class_id;
+	h->references = 1;
+	h->attr = attr;
+	signal_fence();
+	h->kind = (uint8_t)kind;   /* publish */
+	signal_fence();
 	if (kind == HELD_RCU_READ)
 		ts->nr_readers++;
 	else
 		ts->nr_locks++;
-	return 1;
+	return h;
 }
 
 /* Index of the innermost entry for lock with one of the kinds in kind_mask
@@ -117,23 +180,33 @@ static inline int held_reader_find(const struct thread_state *ts, enum rcu_flavo
 {
 	for (int i = (int)ts->depth - 1; i >= 0; i--) {
 		const struct held_lock *h = &ts->held[i];
-		if (h->kind == HELD_RCU_READ && h->flavor == flavor &&
+		if (h->kind == HELD_RCU_READ && held_flavor(h) == flavor &&
 		    (flavor != FLAVOR_srcu || h->lock == domain))
 			return i;
 	}
 	return -1;
 }
 
+/* Closes the gap at slot i: each entry above moves down one slot, the
+ * slot retired before it is overwritten. Out of line: locks are mostly
+ * released innermost first. */
+void held_lock_close_gap(struct thread_state *ts, unsigned i);
+
 /* Removes entry i, keeping the order of the others. */
 static inline void held_lock_remove(struct thread_state *ts, int i)
 {
-	if (ts->held[i].kind == HELD_RCU_READ)
+	struct held_lock *h = &ts->held[i];
+	if (h->kind == HELD_RCU_READ)
 		ts->nr_readers--;
 	else
 		ts->nr_locks--;
-	unsigned last = --ts->depth;
-	for (unsigned j = (unsigned)i; j < last; j++)
-		ts->held[j] = ts->held[j + 1];
+	unsigned last = ts->depth - 1;
+	if (__builtin_expect((unsigned)i != last, 0))
+		held_lock_close_gap(ts, (unsigned)i);
+	signal_fence();
+	ts->held[last].kind = HELD_NONE;
+	signal_fence();
+	ts->depth = last;
 }
 
 /* Whether the thread is in a read-side section whose protection comes from
@@ -141,7 +214,7 @@ static inline void held_lock_remove(struct thread_state *ts, int i)
 int held_reader_on(const struct thread_state *ts, enum rcu_flavor underlying);
 
 /* Entering and leaving the tracer's own code; the guard nests. */
-static inline void tracer_enter(struct thread_state *ts) { ts->in_tracer++; __asm__ volatile("" ::: "memory"); }
-static inline void tracer_leave(struct thread_state *ts) { __asm__ volatile("" ::: "memory"); ts->in_tracer--; }
+static inline void tracer_enter(struct thread_state *ts) { ts->in_tracer++; signal_fence(); }
+static inline void tracer_leave(struct thread_state *ts) { signal_fence(); ts->in_tracer--; }
 
 #endif

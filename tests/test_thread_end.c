@@ -36,9 +36,24 @@ Test(thread_end, pthread_exit_holding_a_mutex)
 	expect_locks_held("memb", "bug-pthread-exit-locked", "(table_lock){mutex}", "exits_holding_mutex");
 }
 
-Test(thread_end, process_exit_holding_a_mutex)
+Test(thread_end, exit_holding_a_shutdown_lock_is_not_reported)
 {
-	expect_locks_held("memb", "bug-exit-locked", "(table_lock){mutex}", "bug_exit_locked");
+	struct run r = run_target("thread_end", "memb", "ok-exit-locked", &preloaded);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect_eq(r.exit_code, 15, "the program's own status");
+	cr_expect(strstr(r.out, "done\n"));
+	run_free(&r);
+}
+
+Test(thread_end, exit_holding_a_lock_an_atexit_handler_takes_again)
+{
+	struct run_options o = { .preload = 1, .timeout = 5 };
+	struct run r = run_target("thread_end", "memb", "bug-exit-locked-relocked-at-exit", &o);
+	cr_expect(strstr(r.err, "WARNING: possible recursive locking detected"), "%s", r.err);
+	cr_expect(strstr(r.err, "cleanup_taking_table_lock+0x"), "%s", r.err);
+	cr_expect_not(strstr(r.err, "still has locks held"), "%s", r.err);
+	cr_expect(r.timed_out, "it really deadlocks after the report");
+	run_free(&r);
 }
 
 Test(thread_end, return_inside_a_read_side_section)

@@ -29,6 +29,13 @@ SCENARIO abcabc(void) { NEST(&A, &B, &C); NEST(&A, &B, &C); NEST(&B, &C); NEST(&
 SCENARIO abbccdda(void) { NEST(&A, &B); NEST(&B, &C); NEST(&C, &D); NEST(&D, &A); }
 SCENARIO abcdbcda(void) { NEST(&A, &B, &C, &D); NEST(&B, &C, &D, &A); }
 SCENARIO abcdbdda(void) { NEST(&A, &B, &C, &D); NEST(&B, &D); NEST(&D, &A); }
+/* A taken behind B and C, where A->B and A->C were seen elsewhere: two
+ * independent deadlocks in one acquisition, two reports. */
+static void *ac_thread(void *arg) { (void)arg; NEST(&A, &C); return NULL; }
+SCENARIO two_independent_cycles(void) { in_thread(ab_thread); in_thread(ac_thread); NEST(&B, &C, &A); }
+/* A taken behind B and C after A->B->C: A->B->A is the bug; the longer
+ * A->B->C->A only goes through it, one report. */
+SCENARIO overlapping_cycles(void) { NEST(&A, &B); NEST(&B, &C); NEST(&B, &C, &A); }
 
 /* Write then read inversion: a read waits for a writer. */
 SCENARIO rw_write_read_inversion(void)
@@ -201,6 +208,8 @@ int main(int argc, char **argv)
 		{ "abcabc", abcabc },
 		{ "abbccdda", abbccdda },
 		{ "abcdbcda", abcdbcda },
+		{ "two-independent-cycles", two_independent_cycles },
+		{ "overlapping-cycles", overlapping_cycles },
 		{ "abcdbdda", abcdbdda },
 		{ "rw-write-read-inversion", rw_write_read_inversion },
 		{ "rw-recursive-reads", rw_recursive_reads },

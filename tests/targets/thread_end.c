@@ -95,12 +95,29 @@ SCENARIO bug_return_in_reader(void) { in_thread(returns_inside_reader); printf("
 SCENARIO bug_pthread_exit_locked(void) { in_thread(exits_holding_mutex); printf("done\n"); }
 SCENARIO bug_still_registered(void) { in_thread(stays_registered); printf("done\n"); }
 
-SCENARIO bug_exit_locked(void)
+/* A daemon's shutdown: take the lock that makes cleanup run once, clean up,
+ * exit() holding it (glusterfs cleanup_and_exit, redis SHUTDOWN). Not a
+ * thread ending with locks held: the process ends, with its own status. */
+SCENARIO ok_exit_locked(void)
 {
-	printf("site %d\n", __LINE__ + 1);
 	pthread_mutex_lock(&table_lock);
 	printf("done\n");
-	exit(0);
+	exit(15);
+}
+
+/* The same, but an atexit handler on this thread takes the lock again:
+ * that hangs for real, and is the recursive-locking report. */
+static void cleanup_taking_table_lock(void)
+{
+	pthread_mutex_lock(&table_lock);
+}
+
+SCENARIO bug_exit_locked_relocked_at_exit(void)
+{
+	atexit(cleanup_taking_table_lock);
+	pthread_mutex_lock(&table_lock);
+	printf("done\n");
+	exit(15);
 }
 
 SCENARIO ok(void)
@@ -125,7 +142,8 @@ int main(int argc, char **argv)
 		{ "bug-return-in-reader", bug_return_in_reader },
 		{ "bug-pthread-exit-locked", bug_pthread_exit_locked },
 		{ "bug-still-registered", bug_still_registered },
-		{ "bug-exit-locked", bug_exit_locked },
+		{ "ok-exit-locked", ok_exit_locked },
+		{ "bug-exit-locked-relocked-at-exit", bug_exit_locked_relocked_at_exit },
 		{ "ok", ok },
 		{ NULL, NULL },
 	};

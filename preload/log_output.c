@@ -1,0 +1,175 @@
+/* The log descriptor's life; see log_output.h for the rules. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "log_output.h"
+#include "options.h"
+#include "report.h"
+
+struct log_file {
+	int fd;              /* -1: not open */
+	dev_t dev;
+	ino_t ino;
+	char path[LOG_PATH_MAX + 32];
+};
+
+static struct log_file current = { .fd = -1 };
+/* A forked child's fallback: the log it inherited from its parent. */
+static struct log_file inherited = { .fd = -1 };
+static int wrote_anything;
+static int per_process;   /* log_path has %p */
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+static void expand_path(char *out, size_t size)
+{
+	const char *path = tracer_options.log_path;
+	size_t n = 0;
+	per_process = 0;
+	for (const char *p = path; *p && n < size - 24; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			n += (size_t)snprintf(out + n, size - n, "%d", (int)getpid());
+			p++;
+			per_process = 1;
+		} else {
+			out[n++] = *p;
+		}
+	}
+	out[n] = 0;
+}
+
+/* A number far above what the program uses: the program's open() returns
+ * the lowest free number, which must stay what it is without the tracer. */
+static int move_high(int fd)
+{
+	struct rlimit lim;
+	int floor = 1000;
+	if (!getrlimit(RLIMIT_NOFILE, &lim) && lim.rlim_cur < 1200)
+		floor = (int)(lim.rlim_cur * 3 / 4);
+	if (fd >= floor)
+		return fd;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+	if (high < 0)
+		return fd;
+	close(fd);
+	return high;
+}
+
+static int open_log(struct log_file *f)
+{
+	expand_path(f->path, sizeof(f->path));
+	int fd = open(f->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0)
+		return -errno;
+	fd = move_high(fd);
+	struct stat st;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -EBADF;
+	}
+	f->fd = fd;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	return 0;
+}
+
+/* Whether f's descriptor is still the file we opened. */
+static int still_ours(const struct log_file *f)
+{
+	struct stat st;
+	return f->fd >= 0 && !fstat(f->fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino;
+}
+
+static void say(const char *fmt, const char *a, const char *b)
+{
+	char line[LOG_PATH_MAX * 2 + 160];
+	int n = snprintf(line, sizeof(line), fmt, a, b);
+	if (n > 0)
+		write_all(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+void log_output_open_early(void)
+{
+	options_init();
+	if (!tracer_options.log_path[0] || current.fd >= 0)
+		return;
+	int err = open_log(&current);
+	if (err)
+		say("lockdep-rcu: cannot open log_path '%s': %s; reports go to stderr\n",
+		    current.path, strerror(-err));
+}
+
+/* The descriptor for the next write: ours, reopened if the program took it
+ * away, the parent's log as a fallback, else stderr. */
+static int log_fd(void)
+{
+	options_init();
+	if (!tracer_options.log_path[0])
+		return 2;
+	if (still_ours(&current))
+		return current.fd;
+	current.fd = -1;   /* closed or reused by the program: not ours to close */
+	int err = open_log(&current);
+	if (!err)
+		return current.fd;
+	if (still_ours(&inherited)) {
+		say("lockdep-rcu: cannot create log '%s' (%s); this process's reports go to its parent's log\n",
+		    current.path, strerror(-err));
+		current = inherited;
+		return current.fd;
+	}
+	say("lockdep-rcu: cannot open log_path '%s': %s; reports go to stderr\n", current.path,
+	    strerror(-err));
+	tracer_options.log_path[0] = 0;
+	return 2;
+}
+
+void log_output_write(const char *buf, size_t len)
+{
+	int saved = errno;
+	int fd = log_fd();
+	write_all(fd, buf, len);
+	if (fd != 2)
+		wrote_anything = 1;
+	errno = saved;
+}
+
+const char *log_output_path(void)
+{
+	return tracer_options.log_path[0] ? current.path : "";
+}
+
+void log_output_fork_child(void)
+{
+	if (!per_process || current.fd < 0)
+		return;   /* one shared log (or stderr): keep writing there */
+	inherited = current;
+	current.fd = -1;
+	current.path[0] = 0;
+	wrote_anything = 0;
+}
+
+void log_output_close_at_exit(void)
+{
+	if (!per_process || wrote_anything || !still_ours(&current) || !report_process_is_ours())
+		return;
+	struct stat st;
+	if (!fstat(current.fd, &st) && st.st_size == 0)
+		unlink(current.path);
+}

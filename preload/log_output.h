@@ -1,0 +1,32 @@
+/* Where reports go: stderr, or log_path (with %p for the pid). The
+ * descriptor of the log is the tracer's own and is treated as borrowed
+ * from a host that may do anything with descriptors:
+ *  - opened O_CLOEXEC and moved to a high number (F_DUPFD_CLOEXEC), so it
+ *    never takes a number the program's next open() would get, and no
+ *    system() child inherits it;
+ *  - checked before each use (fstat: same device and inode as opened) and
+ *    reopened when the program closed it or reused its number; a number
+ *    that is no longer ours is never written to or closed;
+ *  - opened when the process starts, before it can drop privileges or
+ *    chroot; a forked child creates its own %p log at its first report and,
+ *    if it may not (it dropped privileges), writes into its parent's log
+ *    and says so;
+ *  - a %p log still empty when the process exits is removed, so quiet
+ *    processes leave no files behind. */
+#ifndef LOCKDEP_RCU_LOG_OUTPUT_H
+#define LOCKDEP_RCU_LOG_OUTPUT_H
+#include <stddef.h>
+
+/* Opens log_path now, if set (the constructor). */
+void log_output_open_early(void);
+/* Writes one buffer with one write(2) when it fits (reports of racing
+ * processes never interleave), looping on short writes and EINTR; errno
+ * is preserved. */
+void log_output_write(const char *buf, size_t len);
+/* The path reports of this process go to ("" for stderr). */
+const char *log_output_path(void);
+/* fork: the child's %p log is its own, made at its first report. */
+void log_output_fork_child(void);
+/* Exit (and _exit): remove this process's %p log if it stayed empty. */
+void log_output_close_at_exit(void);
+#endif

@@ -1,0 +1,523 @@
+/* The tracer never breaks the process it is in. Each scenario is a program
+ * that must run exactly as it does without the preload (or a buggy one
+ * whose report must come out whole): small thread stacks, signal handlers
+ * entering the tracer's paths, fork at awkward moments, descriptors, the
+ * exit sequence, perturb and cancellation. */
+#include "target.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t never_locked = PTHREAD_MUTEX_INITIALIZER;
+
+/* A bad unlock: the cheapest report to provoke. */
+__attribute__((noinline)) static void unlock_unheld(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+}
+
+/* ---- stacks ---------------------------------------------------------------- */
+
+static void *report_on_small_stack(void *arg)
+{
+	(void)arg;
+	unlock_unheld(&never_locked);
+	printf("thread continued after the report\n");
+	return NULL;
+}
+
+static void run_with_stack(size_t size)
+{
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	if (pthread_attr_setstacksize(&attr, size)) {
+		printf("setstacksize failed\n");
+		exit(3);
+	}
+	pthread_t t;
+	if (pthread_create(&t, &attr, report_on_small_stack, NULL)) {
+		printf("pthread_create failed\n");
+		exit(3);
+	}
+	pthread_join(t, NULL);
+	printf("joined\n");
+}
+
+SCENARIO stack_16k(void) { run_with_stack(PTHREAD_STACK_MIN); }
+SCENARIO stack_64k(void) { run_with_stack(64 * 1024); }
+
+/* ---- signals --------------------------------------------------------------- */
+
+static atomic_int handler_runs;
+
+static void rcu_reader_handler(int sig)
+{
+	(void)sig;
+	rcu_read_lock();
+	rcu_read_unlock();
+	atomic_fetch_add(&handler_runs, 1);
+}
+
+static void start_timer(void (*handler)(int), long interval_us)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { { 0, interval_us }, { 0, interval_us } };
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void stop_timer(void)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	signal(SIGALRM, SIG_IGN);
+}
+
+/* A 20 kHz handler enters a read side while main releases three mutexes out
+ * of order: every held-lock update of main may be interrupted. Correct code:
+ * nothing may be reported. */
+SCENARIO signal_reader_during_unlocks(void)
+{
+	static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER,
+			       c = PTHREAD_MUTEX_INITIALIZER;
+	rcu_register_thread();
+	start_timer(rcu_reader_handler, 50);
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (int i = 0; i < 1000; i++) {
+			pthread_mutex_lock(&a);
+			pthread_mutex_lock(&b);
+			pthread_mutex_lock(&c);
+			pthread_mutex_unlock(&a);
+			pthread_mutex_unlock(&c);
+			pthread_mutex_unlock(&b);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec - start.tv_sec < 2);
+	stop_timer();
+	rcu_unregister_thread();
+	printf("handler ran %s\n", atomic_load(&handler_runs) > 100 ? "often" : "rarely");
+}
+
+/* A handler takes never-seen locks while main keeps creating lock classes
+ * (each static lock is a class of its own, made at its first use under
+ * another lock). The handler must neither hang nor be misreported. */
+#define NR_CLASS_LOCKS 3000
+static pthread_mutex_t class_locks[NR_CLASS_LOCKS];   /* static: a class each */
+static pthread_mutex_t handler_locks[3000];
+static atomic_int handler_lock_index;
+
+static void new_lock_handler(int sig)
+{
+	(void)sig;
+	int i = atomic_fetch_add(&handler_lock_index, 1) % 3000;
+	pthread_mutex_lock(&handler_locks[i]);
+	pthread_mutex_unlock(&handler_locks[i]);
+	atomic_fetch_add(&handler_runs, 1);
+}
+
+SCENARIO signal_new_class_during_class_creation(void)
+{
+	static pthread_mutex_t outer = PTHREAD_MUTEX_INITIALIZER;
+	start_timer(new_lock_handler, 50);
+	for (int round = 0; round < 20; round++)
+		for (int i = 0; i < NR_CLASS_LOCKS; i++) {
+			/* round 0: a new class at every step */
+			pthread_mutex_lock(&outer);
+			pthread_mutex_lock(&class_locks[i]);
+			pthread_mutex_unlock(&class_locks[i]);
+			pthread_mutex_unlock(&outer);
+		}
+	stop_timer();
+	printf("handler ran %s\n", atomic_load(&handler_runs) > 100 ? "often" : "rarely");
+}
+
+/* ---- fork ------------------------------------------------------------------ */
+
+static atomic_int stop_churn;
+
+/* New lock chains all the time: every iteration validates a new pair. */
+static void *chain_churner(void *arg)
+{
+	(void)arg;
+	static pthread_mutex_t locks[64];
+	for (int i = 0; i < 64; i++)
+		pthread_mutex_init(&locks[i], NULL);
+	unsigned i = 0;
+	while (!atomic_load(&stop_churn)) {
+		pthread_mutex_t *x = &locks[i % 64], *y = &locks[(i / 64) % 64];
+		if (x < y) {
+			pthread_mutex_lock(x);
+			pthread_mutex_lock(y);
+			pthread_mutex_unlock(y);
+			pthread_mutex_unlock(x);
+		}
+		i++;
+	}
+	return NULL;
+}
+
+static int wait_child(pid_t pid, int seconds)
+{
+	for (int i = 0; i < seconds * 100; i++) {
+		int status;
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		sleep_ms(10);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/* Children forked while another thread validates new chains lock and
+ * unlock (through the validator) and exit: none may hang. */
+SCENARIO fork_while_validating(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, chain_churner, NULL);
+	static pthread_mutex_t c1 = PTHREAD_MUTEX_INITIALIZER, c2 = PTHREAD_MUTEX_INITIALIZER;
+	int hung = 0, bad = 0;
+	for (int i = 0; i < 200; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			pthread_mutex_lock(&c1);
+			pthread_mutex_lock(&c2);
+			pthread_mutex_unlock(&c2);
+			pthread_mutex_unlock(&c1);
+			_exit(0);
+		}
+		int status = wait_child(pid, 10);
+		if (status < 0)
+			hung++;
+		else if (status != 0)
+			bad++;
+	}
+	atomic_store(&stop_churn, 1);
+	pthread_join(t, NULL);
+	printf("children: %d hung, %d failed\n", hung, bad);
+}
+
+/* A handler forks (async-signal-safe) while the interrupted thread is in
+ * the middle of printing a report: the child must not hang. */
+static atomic_int forks_done, fork_hangs;
+
+static void forking_handler(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0) {
+		int status, waited = 0;
+		/* waitpid with a bound, without sleeping in a handler too long */
+		for (int i = 0; i < 2000000 && !waited; i++)
+			waited = waitpid(pid, &status, WNOHANG) == pid;
+		if (!waited) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			atomic_fetch_add(&fork_hangs, 1);
+		}
+		atomic_fetch_add(&forks_done, 1);
+	}
+	errno = saved;
+}
+
+#define NR_REPORT_SITES 24
+static pthread_mutex_t report_locks[NR_REPORT_SITES];
+
+/* Many distinct call sites, so that many reports are printed in a row. */
+SCENARIO fork_in_handler_during_report(void)
+{
+	for (int i = 0; i < NR_REPORT_SITES; i++)
+		pthread_mutex_init(&report_locks[i], NULL);
+	start_timer(forking_handler, 20000);
+	/* distinct sites: each line its own call */
+	pthread_mutex_unlock(&report_locks[0]); pthread_mutex_unlock(&report_locks[1]);
+	pthread_mutex_unlock(&report_locks[2]); pthread_mutex_unlock(&report_locks[3]);
+	pthread_mutex_unlock(&report_locks[4]); pthread_mutex_unlock(&report_locks[5]);
+	pthread_mutex_unlock(&report_locks[6]); pthread_mutex_unlock(&report_locks[7]);
+	pthread_mutex_unlock(&report_locks[8]); pthread_mutex_unlock(&report_locks[9]);
+	pthread_mutex_unlock(&report_locks[10]); pthread_mutex_unlock(&report_locks[11]);
+	pthread_mutex_unlock(&report_locks[12]); pthread_mutex_unlock(&report_locks[13]);
+	pthread_mutex_unlock(&report_locks[14]); pthread_mutex_unlock(&report_locks[15]);
+	sleep_ms(50);
+	stop_timer();
+	printf("forks %s, %d hung\n", atomic_load(&forks_done) > 0 ? "done" : "none", atomic_load(&fork_hangs));
+}
+
+/* The parent had a report; its clean child exits with its own status and
+ * prints no summary. */
+SCENARIO clean_child_of_reporting_parent(void)
+{
+	unlock_unheld(&never_locked);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		printf("child running\n");
+		exit(7);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	printf("child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* ---- descriptors -------------------------------------------------------- */
+
+static int first_free_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY);
+	close(fd);
+	return fd;
+}
+
+/* The program's first open() gets the number it gets without the tracer,
+ * also after a report. */
+SCENARIO descriptors_first_open(void)
+{
+	printf("first fd %d\n", first_free_fd());
+	unlock_unheld(&never_locked);
+	printf("after report %d\n", first_free_fd());
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;   /* the directory's own descriptor */
+}
+
+/* After reports the process has the descriptors it had before, and a
+ * system() child inherits none of the tracer's. */
+SCENARIO descriptors_no_leak(void)
+{
+	int before = count_fds();
+	unlock_unheld(&never_locked);
+	rcu_register_thread();
+	rcu_read_lock();
+	rcu_read_unlock();
+	rcu_unregister_thread();
+	int after = count_fds();
+	printf("fds before %d after %d\n", before, after);
+	fflush(stdout);
+	int status = system("ls /proc/self/fd | wc -l");
+	printf("system status %d\n", status);
+}
+
+/* A daemon closes every descriptor it inherited, then opens its data file,
+ * which gets a low number the tracer may have used before; later reports
+ * must neither write into it nor be lost. */
+SCENARIO descriptors_closefrom_daemon(void)
+{
+	unlock_unheld(&never_locked);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	const char *path = getenv("DATA_FILE");
+	int data = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (write(data, "DATA\n", 5) != 5)
+		exit(3);
+	static pthread_mutex_t second = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_unlock(&second);   /* a second site: a second report */
+	lseek(data, 0, SEEK_SET);
+	char buf[4096];
+	ssize_t n = read(data, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = 0;
+	printf("data fd %d holds %zd bytes: %s", data, n, buf);
+	close(data);
+}
+
+/* Privileges dropped after start: the report still reaches log_path. */
+SCENARIO privilege_drop(void)
+{
+	struct passwd *nobody = getpwnam("nobody");
+	if (!nobody || getuid() != 0) {
+		printf("skip: not root\n");
+		return;
+	}
+	if (setgid(nobody->pw_gid) || setuid(nobody->pw_uid)) {
+		printf("setuid failed\n");
+		exit(3);
+	}
+	unlock_unheld(&never_locked);
+	printf("dropped and reported\n");
+}
+
+/* ---- exit ---------------------------------------------------------------- */
+
+static void atexit_witness(void)
+{
+	printf("atexit handler ran\n");
+}
+
+/* The program's exit sequence runs whole; only the status changes. */
+SCENARIO exit_sequence_kept(void)
+{
+	atexit(atexit_witness);
+	printf("buffered output");   /* no newline: flushed at exit */
+	unlock_unheld(&never_locked);
+}
+
+static atomic_int reporters_ready;
+
+#define NR_EXIT_REPORTERS 16
+static pthread_mutex_t exit_locks[NR_EXIT_REPORTERS];
+
+static void *exit_reporter(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	atomic_fetch_add(&reporters_ready, 1);
+	/* sixteen distinct sites: one per switch case */
+	switch (i) {
+	case 0: pthread_mutex_unlock(&exit_locks[0]); break;
+	case 1: pthread_mutex_unlock(&exit_locks[1]); break;
+	case 2: pthread_mutex_unlock(&exit_locks[2]); break;
+	case 3: pthread_mutex_unlock(&exit_locks[3]); break;
+	case 4: pthread_mutex_unlock(&exit_locks[4]); break;
+	case 5: pthread_mutex_unlock(&exit_locks[5]); break;
+	case 6: pthread_mutex_unlock(&exit_locks[6]); break;
+	case 7: pthread_mutex_unlock(&exit_locks[7]); break;
+	case 8: pthread_mutex_unlock(&exit_locks[8]); break;
+	case 9: pthread_mutex_unlock(&exit_locks[9]); break;
+	case 10: pthread_mutex_unlock(&exit_locks[10]); break;
+	case 11: pthread_mutex_unlock(&exit_locks[11]); break;
+	case 12: pthread_mutex_unlock(&exit_locks[12]); break;
+	case 13: pthread_mutex_unlock(&exit_locks[13]); break;
+	case 14: pthread_mutex_unlock(&exit_locks[14]); break;
+	default: pthread_mutex_unlock(&exit_locks[15]); break;
+	}
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Sixteen threads report while main calls exit() 20 ms later: all sixteen
+ * reports come out whole, and the status says so. */
+SCENARIO exit_while_reporting(void)
+{
+	for (int i = 0; i < NR_EXIT_REPORTERS; i++) {
+		pthread_mutex_init(&exit_locks[i], NULL);
+		pthread_t t;
+		pthread_create(&t, NULL, exit_reporter, (void *)(intptr_t)i);
+	}
+	while (atomic_load(&reporters_ready) < NR_EXIT_REPORTERS)
+		;
+	sleep_ms(20);
+	exit(0);
+}
+
+static atomic_int racers_ready;
+static pthread_mutex_t abort_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *abort_racer(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&racers_ready, 1);
+	while (atomic_load(&racers_ready) < 2)
+		;
+	unlock_unheld(&abort_lock);   /* one site, two threads */
+	abort();
+	return NULL;
+}
+
+/* Two threads hit one site right before abort(): whichever aborts first,
+ * the report of the site is out. */
+SCENARIO abort_after_report(void)
+{
+	pthread_t a, b;
+	pthread_create(&a, NULL, abort_racer, NULL);
+	pthread_create(&b, NULL, abort_racer, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+}
+
+/* ---- perturb and cancellation -------------------------------------------- */
+
+static pthread_mutex_t cancel_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *lock_loop(void *arg)
+{
+	(void)arg;
+	/* Deferred cancellation: lock and unlock are no cancellation points,
+	 * so the only one of the loop is pthread_testcancel(). */
+	for (;;) {
+		pthread_mutex_lock(&cancel_lock);
+		pthread_mutex_unlock(&cancel_lock);
+		pthread_testcancel();
+	}
+	return NULL;
+}
+
+/* perturb=1 must not add a cancellation point inside lock or unlock: a
+ * thread cancelled at its own cancellation point never leaves the mutex
+ * locked. */
+SCENARIO perturb_no_cancellation_point(void)
+{
+	int locked_after = 0;
+	for (int i = 0; i < 40; i++) {
+		pthread_t t;
+		pthread_create(&t, NULL, lock_loop, NULL);
+		sleep_ms(5);
+		pthread_cancel(t);
+		pthread_join(t, NULL);
+		struct timespec deadline;
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		deadline.tv_sec += 1;
+		if (pthread_mutex_timedlock(&cancel_lock, &deadline) == 0)
+			pthread_mutex_unlock(&cancel_lock);
+		else
+			locked_after++;
+	}
+	printf("mutex left locked %d times\n", locked_after);
+}
+
+static const struct scenario scenarios[] = {
+	{ "stack-16k", stack_16k },
+	{ "stack-64k", stack_64k },
+	{ "signal-reader-during-unlocks", signal_reader_during_unlocks },
+	{ "signal-new-class-during-class-creation", signal_new_class_during_class_creation },
+	{ "fork-while-validating", fork_while_validating },
+	{ "fork-in-handler-during-report", fork_in_handler_during_report },
+	{ "clean-child-of-reporting-parent", clean_child_of_reporting_parent },
+	{ "descriptors-first-open", descriptors_first_open },
+	{ "descriptors-no-leak", descriptors_no_leak },
+	{ "descriptors-closefrom-daemon", descriptors_closefrom_daemon },
+	{ "privilege-drop", privilege_drop },
+	{ "exit-sequence-kept", exit_sequence_kept },
+	{ "exit-while-reporting", exit_while_reporting },
+	{ "abort-after-report", abort_after_report },
+	{ "perturb-no-cancellation-point", perturb_no_cancellation_point },
+	{ NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	return run_scenario(argc, argv, scenarios);
+}

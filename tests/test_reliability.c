@@ -1,0 +1,290 @@
+/* The tracer never breaks the process it is in (tests/targets/reliability.c
+ * and tests/targets/plugins/): small stacks, signal handlers, fork, plugins,
+ * descriptors, privilege drops, the exit sequence, perturb. Correct
+ * programs must run exactly as without the preload; buggy ones must get
+ * their reports whole. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define BAD_UNLOCK "WARNING: bad unlock balance detected!"
+
+static struct run reliability(const char *scenario, const char *options, double timeout)
+{
+	struct run_options o = { .preload = 1, .options = options, .timeout = timeout };
+	return run_target("reliability", "memb", scenario, &o);
+}
+
+static struct run reliability_plain(const char *scenario)
+{
+	struct run_options o = { .preload = 0, .timeout = 30 };
+	return run_target("reliability", "memb", scenario, &o);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 20;
+	char *buf = calloc(1, cap);
+	size_t n = fread(buf, 1, cap - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* A whole report: from its title to the last frame of its Call Trace. */
+static void expect_whole_bad_unlock(const char *log, const char *what)
+{
+	cr_expect(strstr(log, BAD_UNLOCK), "[%s] no report:\n%s", what, log);
+	cr_expect(strstr(log, "but there are no more locks to release!"), "[%s]\n%s", what, log);
+	cr_expect(strstr(log, "Call Trace:\n"), "[%s]\n%s", what, log);
+	cr_expect(strstr(log, "report_on_small_stack") || strstr(log, "unlock_unheld"),
+		  "[%s] the frames are not named:\n%s", what, log);
+}
+
+/* ---- stacks ---------------------------------------------------------------- */
+
+Test(reliability, report_from_a_16k_thread_stack)
+{
+	struct run r = reliability("stack-16k", NULL, 20);
+	cr_expect_eq(r.signal, 0, "killed by signal %d:\n%s", r.signal, r.err);
+	expect_whole_bad_unlock(r.err, "16 KiB");
+	cr_expect(strstr(r.out, "thread continued after the report\njoined\n"), "%s", r.out);
+	cr_expect_eq(r.exit_code, 66);
+	run_free(&r);
+}
+
+Test(reliability, report_from_a_64k_thread_stack)
+{
+	struct run r = reliability("stack-64k", NULL, 20);
+	cr_expect_eq(r.signal, 0, "killed by signal %d:\n%s", r.signal, r.err);
+	expect_whole_bad_unlock(r.err, "64 KiB");
+	cr_expect(strstr(r.out, "joined\n"), "%s", r.out);
+	run_free(&r);
+}
+
+/* ---- signals --------------------------------------------------------------- */
+
+Test(reliability, signal_handler_reader_while_main_releases_out_of_order)
+{
+	struct run r = reliability("signal-reader-during-unlocks", NULL, 30);
+	cr_expect_str_empty(r.err, "false reports:\n%s", r.err);
+	cr_expect(strstr(r.out, "handler ran often"), "%s", r.out);
+	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}
+
+Test(reliability, signal_handler_new_lock_while_main_creates_classes)
+{
+	struct run r = reliability("signal-new-class-during-class-creation", NULL, 30);
+	cr_expect_not(r.timed_out, "hung:\n%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect(strstr(r.out, "handler ran often"), "%s", r.out);
+	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}
+
+/* ---- fork ------------------------------------------------------------------ */
+
+Test(reliability, fork_while_another_thread_validates)
+{
+	struct run r = reliability("fork-while-validating", NULL, 60);
+	cr_expect_not(r.timed_out);
+	cr_expect(strstr(r.out, "children: 0 hung, 0 failed"), "%s\n%s", r.out, r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}
+
+Test(reliability, fork_in_a_signal_handler_during_a_report)
+{
+	struct run r = reliability("fork-in-handler-during-report", NULL, 60);
+	cr_expect_not(r.timed_out, "hung:\n%s", r.out);
+	cr_expect(strstr(r.out, "forks done, 0 hung"), "%s\n%s", r.out, r.err);
+	cr_expect_eq(count_of(r.err, BAD_UNLOCK), 16, "%s", r.err);
+	run_free(&r);
+}
+
+Test(reliability, clean_child_of_a_reporting_parent_keeps_its_status)
+{
+	struct run r = reliability("clean-child-of-reporting-parent", NULL, 20);
+	cr_expect(strstr(r.out, "child status 7\n"), "%s\n%s", r.out, r.err);
+	cr_expect_eq(count_of(r.err, "SUMMARY: lockdep-rcu"), 1, "only the parent sums up:\n%s", r.err);
+	cr_expect_eq(count_of(r.err, BAD_UNLOCK), 1, "%s", r.err);
+	cr_expect_eq(r.exit_code, 66);
+	run_free(&r);
+}
+
+/* ---- plugins --------------------------------------------------------------- */
+
+Test(reliability, plugin_linking_liburcu_in_its_own_scope)
+{
+	char plugin[4096];
+	snprintf(plugin, sizeof(plugin), "%s", build_path("targets/liburcu_plugin.so"));
+	char host[4096];
+	snprintf(host, sizeof(host), "%s", build_path("targets/plugin_host"));
+	char *argv[] = { host, plugin, NULL };
+	struct run_options o = { .preload = 1, .timeout = 20 };
+	struct run r = run_program(argv, &o);
+	cr_expect_eq(r.signal, 0, "killed by %d:\n%s", r.signal, r.err);
+	cr_expect(strstr(r.out, "plugin returned 42\n"), "%s\n%s", r.out, r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}
+
+/* ---- descriptors ----------------------------------------------------------- */
+
+Test(reliability, first_open_gets_the_same_descriptor)
+{
+	struct run plain = reliability_plain("descriptors-first-open");
+	struct run r = reliability("descriptors-first-open", NULL, 20);
+	cr_expect_str_eq(r.out, plain.out, "with the preload:\n%s\nwithout:\n%s", r.out, plain.out);
+	cr_expect_eq(count_of(r.err, BAD_UNLOCK), 1, "%s", r.err);
+	run_free(&r);
+	run_free(&plain);
+}
+
+Test(reliability, reports_leave_no_descriptor_behind)
+{
+	struct run plain = reliability_plain("descriptors-no-leak");
+	struct run r = reliability("descriptors-no-leak", NULL, 20);
+	cr_expect_str_eq(r.out, plain.out, "with the preload:\n%s\nwithout:\n%s", r.out, plain.out);
+	run_free(&r);
+	run_free(&plain);
+}
+
+Test(reliability, daemon_closing_every_descriptor_keeps_its_data_and_our_log)
+{
+	char dir[] = "/tmp/lockdep-rcu-fd.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char data[256], options[512], log[256];
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(options, sizeof(options), "log_path=%s/lockdep-rcu.log", dir);
+	snprintf(log, sizeof(log), "%s/lockdep-rcu.log", dir);
+	setenv("DATA_FILE", data, 1);
+	struct run r = reliability("descriptors-closefrom-daemon", options, 20);
+	unsetenv("DATA_FILE");
+	cr_expect(strstr(r.out, "holds 5 bytes: DATA\n"), "the program's data file was written into:\n%s", r.out);
+	char *text = slurp(log);
+	cr_expect(text && count_of(text, BAD_UNLOCK) == 2, "both reports in the log:\n%s\nstderr:\n%s",
+		  text ? text : "(none)", r.err);
+	free(text);
+	run_free(&r);
+	char rm[512];
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	cr_expect_eq(system(rm), 0);
+}
+
+Test(reliability, log_reaches_log_path_after_a_privilege_drop)
+{
+	if (getuid() != 0) {
+		cr_log_info("not root: privilege drop untestable");
+		return;
+	}
+	char dir[] = "/tmp/lockdep-rcu-priv.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	chmod(dir, 0700);   /* only root may create files here */
+	char options[512], log[256];
+	snprintf(options, sizeof(options), "log_path=%s/lockdep-rcu.%%p.log", dir);
+	struct run r = reliability("privilege-drop", options, 20);
+	cr_expect(strstr(r.out, "dropped and reported\n"), "%s", r.out);
+	cr_expect_eq(count_of(r.err, BAD_UNLOCK), 0, "the report went to the program's stderr:\n%s", r.err);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "cat %s/*.log > %s.all 2>/dev/null", dir, dir);
+	cr_expect_eq(system(cmd), 0);
+	snprintf(log, sizeof(log), "%s.all", dir);
+	char *text = slurp(log);
+	cr_expect(text && count_of(text, BAD_UNLOCK) == 1, "%s", text ? text : "(no log)");
+	free(text);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s.all'", dir, dir);
+	cr_expect_eq(system(cmd), 0);
+	run_free(&r);
+}
+
+Test(reliability, no_empty_log_left_behind)
+{
+	char dir[] = "/tmp/lockdep-rcu-empty.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char options[512];
+	snprintf(options, sizeof(options), "log_path=%s/lockdep-rcu.%%p.log", dir);
+	struct run_options o = { .preload = 1, .options = options };
+	struct run r = run_target("correct_program", "memb", "ok", &o);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s')\"", dir);
+	cr_expect_eq(system(cmd), 0, "files left in %s", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+	run_free(&r);
+}
+
+/* ---- exit ------------------------------------------------------------------ */
+
+Test(reliability, exit_sequence_runs_whole_only_the_status_changes)
+{
+	struct run r = reliability("exit-sequence-kept", NULL, 20);
+	cr_expect(strstr(r.out, "buffered output"), "%s", r.out);
+	cr_expect(strstr(r.out, "atexit handler ran\n"), "%s", r.out);
+	cr_expect_eq(r.exit_code, 66);
+	run_free(&r);
+
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", build_path("targets/exit_witness_main"));
+	for (int explicit_exit = 0; explicit_exit < 2; explicit_exit++) {
+		char *argv[] = { path, explicit_exit ? "exit" : NULL, NULL };
+		struct run_options o = { .preload = 1, .timeout = 20 };
+		r = run_program(argv, &o);
+		cr_expect(strstr(r.out, "main returns\n") && strstr(r.out, "library destructor ran\n"),
+			  "[%s] a later library's destructor did not run:\n%s",
+			  explicit_exit ? "exit()" : "return", r.out);
+		cr_expect_eq(count_of(r.err, BAD_UNLOCK), 1, "%s", r.err);
+		cr_expect_eq(r.exit_code, 66);
+		run_free(&r);
+	}
+	/* exitcode=0 keeps the program's own status */
+	char *argv[] = { path, "exit", NULL };
+	struct run_options keep = { .preload = 1, .timeout = 20, .options = "exitcode=0" };
+	r = run_program(argv, &keep);
+	cr_expect_eq(r.exit_code, 5);
+	run_free(&r);
+}
+
+Test(reliability, reports_in_flight_at_exit_come_out_whole)
+{
+	struct run r = reliability("exit-while-reporting", NULL, 30);
+	cr_expect_eq(count_of(r.err, BAD_UNLOCK), 16, "%s", r.err);
+	cr_expect_eq(count_of(r.err, "Call Trace:\n"), 16, "%s", r.err);
+	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 16 reports"), "%s", r.err);
+	cr_expect_eq(r.exit_code, 66);
+	run_free(&r);
+}
+
+Test(reliability, report_raced_by_abort_comes_out)
+{
+	for (int i = 0; i < 5; i++) {
+		struct run r = reliability("abort-after-report", NULL, 20);
+		cr_expect_eq(r.signal, 6, "%d", r.signal);
+		cr_expect_eq(count_of(r.err, BAD_UNLOCK), 1, "run %d lost the report:\n%s", i, r.err);
+		cr_expect(strstr(r.err, "Call Trace:\n"), "%s", r.err);
+		run_free(&r);
+	}
+}
+
+/* ---- perturb ----------------------------------------------------------------- */
+
+Test(reliability, perturb_adds_no_cancellation_point)
+{
+	struct run r = reliability("perturb-no-cancellation-point", "perturb=1:seed=7", 60);
+	cr_expect(strstr(r.out, "mutex left locked 0 times"), "%s\n%s", r.out, r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
+}
