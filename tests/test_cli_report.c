@@ -2,7 +2,9 @@
  * module+offset frames, JSON, suppressions, and logs that are not logs. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
@@ -345,5 +347,97 @@ Test(cli, report_adds_what_the_tracer_suppressed)
 	cr_expect_eq(r.exit_code, 0);
 	cr_expect(strstr(r.out, "nothing found in 1 log of 1 run; 4 suppressed"), "%s", r.out);
 	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+/* ---- garbage in a log, unreadable inputs, big logs -------------------------- */
+
+/* The one log a run directory holds (malloc'd path). */
+static char *log_of(const char *dir)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d, "%s", dir);
+	struct dirent *e;
+	char *path = NULL;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "lockdep-rcu.", 12) && strstr(e->d_name, ".log"))
+			cr_assert(asprintf(&path, "%s/%s", dir, e->d_name) > 0);
+	closedir(d);
+	cr_assert(path, "no log in %s", dir);
+	return path;
+}
+
+static char *file_in(const char *dir, const char *name)
+{
+	char *path;
+	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	return path;
+}
+
+/* A log larger than 64 MiB is read whole, in bounded memory: a daemon's
+ * output with a report every few MiB, and other reports at its end. */
+Test(cli, report_reads_a_log_of_70_mib_whole_in_bounded_memory, .timeout = 60)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "misc", cli_target("cli_misc.memb"), "bug");
+	run_into(dir, "demo", cli_target("demo_buggy_cache.memb"), NULL);
+	char *misc_dir = file_in(dir, "misc"), *demo_dir = file_in(dir, "demo");
+	char *misc_path = log_of(misc_dir), *demo_path = log_of(demo_dir);
+	char *misc = cli_read(misc_path), *demo = cli_read(demo_path);
+	/* 1 MiB of the program's own output */
+	size_t block_len = 1 << 20;
+	char *block = malloc(block_len);
+	for (size_t i = 0; i < block_len; i += 64) {
+		char line[64];
+		int n = snprintf(line, sizeof(line), "worker %02zu: request %08zu served in 0.%03zu ms", i % 17, i / 64,
+				 i % 1000);
+		memset(line + n, ' ', sizeof(line) - (size_t)n);
+		line[63] = '\n';
+		memcpy(block + i, line, sizeof(line));
+	}
+	char *big_dir = file_in(dir, "big");
+	mkdir(big_dir, 0755);
+	char *big = file_in(big_dir, "daemon.log");
+	FILE *f = fopen(big, "wb");
+	cr_assert(f);
+	/* 70 MiB of output; every 5 MiB a report that spans a MiB boundary (the
+	 * command reads 1 MiB at a time) */
+	size_t written = 0;
+	for (size_t mib = 1; mib <= 70; mib++) {
+		size_t target = mib << 20, fill = target - written - (mib % 5 == 1 ? 300 : 0);
+		cr_assert_eq(fwrite(block, 1, fill, f), fill);
+		written += fill;
+		if (mib % 5 == 1) {
+			fputs(misc, f);
+			written += strlen(misc);
+		}
+	}
+	fputs(demo, f);   /* past 64 MiB */
+	cr_assert_eq(fclose(f), 0);
+	struct stat st;
+	cr_assert_eq(stat(big, &st), 0);
+	cr_assert_gt(st.st_size, 70 << 20);
+
+	struct run r = cli_env(30, NULL, "report", big, NULL);
+	cr_expect_eq(r.exit_code, 1);
+	cr_expect(strstr(r.out, "lockdep-rcu report: 4 bugs (17 reports) in 1 of 1 run, 2 processes, 1 log\n"),
+		  "the reports past 64 MiB too:\n%.2000s", r.out);
+	cr_expect(strstr(r.out, "\n   14 reports in 1 of 1 run, 1 process; "), "%.2000s", r.out);
+	cr_expect_str_empty(r.err, "nothing skipped: %s", r.err);
+	struct rusage ru;
+	cr_assert_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	cr_log_info("largest child: %ld KiB", ru.ru_maxrss);
+	cr_expect_lt(ru.ru_maxrss, 40 * 1024, "memory bounded, not the log's size: %ld KiB", ru.ru_maxrss);
+	run_free(&r);
+	unlink(big);
+	free(big);
+	free(big_dir);
+	free(block);
+	free(misc);
+	free(demo);
+	free(misc_path);
+	free(demo_path);
+	free(misc_dir);
+	free(demo_dir);
 	cli_remove_dir(dir);
 }

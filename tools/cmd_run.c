@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "launch.h"
-#include "logparse.h"
+#include "logfile.h"
 #include "render.h"
 #include "runrec.h"
 
@@ -108,18 +108,16 @@ static size_t new_reports(const char *dir, const struct snapshot *before, size_t
 		if (from == after.sizes[i])
 			continue;
 		char *path = path_join(dir, after.names[i]);
-		char *buf;
-		size_t len;
-		int truncated;
-		if (read_file(path, MAX_LOG_BYTES, &buf, &len, &truncated) == 0) {
+		const char *why;
+		int fd = log_file_open(path, 0, &why);
+		if (fd >= 0) {
 			size_t n = 0;
 			struct log_callbacks cb = { count_splat, NULL };
-			struct log_scan scan;
-			if ((size_t)from < len && !log_looks_binary(buf + from, len - (size_t)from))
-				log_scan(buf + from, len - (size_t)from, &cb, &n, &scan);
+			struct log_file log;
+			log_file_read(fd, (unsigned long long)from, &cb, &n, &log);   /* a read error: what was read counts */
+			close(fd);
 			total += n;
 			*logs += n > 0;
-			free(buf);
 		}
 		free(path);
 	}

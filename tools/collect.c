@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "collect.h"
-#include "logparse.h"
+#include "logfile.h"
 #include "splat_key.h"
 #include "symbolizer.h"
 #include "../preload/suppressions.h"
@@ -110,39 +111,42 @@ static void on_tracer_line(const char *line, size_t len, void *ctx)
 /* explicit: named on the command line (not found by walking a directory). */
 static void collect_log(struct collection *c, const char *path, int explicit)
 {
-	char *buf;
-	size_t len;
-	int truncated;
-	if (read_file(path, MAX_LOG_BYTES, &buf, &len, &truncated)) {
-		char *what = xasprintf("cannot read: %s, skipped", strerror(errno));
+	const char *why;
+	int fd = log_file_open(path, explicit, &why);
+	if (fd < 0) {
+		char *what = xasprintf("cannot read: %s, skipped", why);
 		collection_note(c, path, what);
 		free(what);
 		return;
 	}
-	if (len == 0) {
-		collection_note(c, path, "empty file, skipped");
-		free(buf);
-		return;
-	}
-	if (log_looks_binary(buf, len)) {
-		collection_note(c, path, "binary data, not a log: skipped");
-		free(buf);
-		return;
-	}
-	if (truncated)
-		collection_note(c, path, "larger than 64 MiB: only its beginning was read");
 	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
 	struct log_callbacks cb = { on_splat, on_tracer_line };
-	struct log_scan scan;
-	log_scan(buf, len, &cb, &x, &scan);
+	struct log_file log;
+	int failed = log_file_read(fd, 0, &cb, &x, &log);
+	int read_errno = errno;
+	close(fd);
 	free(x.seen);
+	struct log_scan scan = log.scan;
+	if (failed) {
+		char *what = xasprintf("cannot read past byte %llu: %s; the rest skipped", log.bytes,
+				       strerror(read_errno));
+		collection_note(c, path, what);
+		free(what);
+	}
+	if (log.binary) {
+		collection_note(c, path, "binary data, not a log: skipped");
+		return;
+	}
+	if (log.bytes == 0 && !failed) {
+		collection_note(c, path, "empty file, skipped");
+		return;
+	}
 	if (!scan.splats && !scan.truncated && !scan.summaries && !x.tracer_lines) {
 		/* Not a tracer log: the tracer creates its log when it first writes.
 		 * Other files in a log directory (notes, suppressions) are skipped
 		 * silently; one named on the command line deserves a word. */
 		if (explicit)
 			collection_note(c, path, "no lockdep-rcu output in it");
-		free(buf);
 		return;
 	}
 	if (x.run == (size_t)-1)
@@ -156,10 +160,7 @@ static void collect_log(struct collection *c, const char *path, int explicit)
 				       cut, cut == 1 ? "" : "s", scan.splats - x.bad, scan.splats - x.bad == 1 ? "" : "s");
 		collection_note(c, path, what);
 		free(what);
-	} else if (scan.last_line_cut) {
-		collection_note(c, path, "its last line is cut short");
 	}
-	free(buf);
 }
 
 static void collect_record(struct collection *c, const char *path)

@@ -11,8 +11,6 @@
 #include "group.h"
 #include "runrec.h"
 
-/* Bytes read of one log: enough for hundreds of thousands of splats. */
-#define MAX_LOG_BYTES (64u << 20)
 /* How deep directories are walked. */
 #define MAX_WALK_DEPTH 16
 

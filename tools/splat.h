@@ -50,7 +50,7 @@ struct splat {
 	size_t nheld, held_cap;
 };
 
-/* Parses a splat as passed on by log_scan(). 0, or -1 when it is not one. */
+/* Parses a splat as passed on by log_scan_part(). 0, or -1 when it is not one. */
 int splat_parse(const char *text, size_t len, struct splat *s);
 void splat_free(struct splat *s);
 
