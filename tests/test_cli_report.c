@@ -374,6 +374,89 @@ static char *file_in(const char *dir, const char *name)
 	return path;
 }
 
+/* A process that crashed leaves its whole reports followed by zeros: the
+ * file system had reserved the blocks but not written them. */
+Test(cli, report_reads_a_log_around_nul_garbage, .timeout = 60)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "good", cli_target("demo_buggy_cache.memb"), NULL);
+	char *good_dir = file_in(dir, "good");
+	char *good_path = log_of(good_dir);
+	char *good = cli_read(good_path);
+	size_t good_len = strlen(good);
+	cr_assert_eq(splat_count(good), 3, "%s", good);
+	/* 65 whole reports: 21 copies of the log and two reports of another */
+	const char *third = strstr(good, "\n====");   /* the first report starts the log */
+	for (int i = 0; i < 2 && third; i++)
+		third = strstr(third + 1, "\n====");
+	cr_assert(third, "%s", good);
+	size_t two = (size_t)(third - good);
+	static char zeros[4096];
+	size_t crash_len = 21 * good_len + two;
+	char *crash = malloc(crash_len + sizeof(zeros));
+	for (int i = 0; i < 21; i++)
+		memcpy(crash + (size_t)i * good_len, good, good_len);
+	memcpy(crash + 21 * good_len, good, two);
+	memcpy(crash + crash_len, zeros, sizeof(zeros));
+	char *bad_dir = file_in(dir, "bad");
+	mkdir(bad_dir, 0755);
+	char *crash_log = file_in(bad_dir, "crash.log");
+	cli_write(crash_log, crash, crash_len + sizeof(zeros));
+
+	struct run r = cli_env(30, NULL, "report", crash_log, NULL);
+	cr_expect_eq(r.exit_code, 1, "reports were found:\n%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "lockdep-rcu report: 3 bugs (65 reports) in 1 of 1 run, 1 process, 1 log\n"), "%s",
+		  r.out);
+	char expected[8400];
+	snprintf(expected, sizeof(expected),
+		 "lockdep-rcu report: note: %s: skipped 4096 bytes of garbage (NUL bytes) at offset %zu\n", crash_log,
+		 crash_len);
+	cr_expect_str_eq(r.err, expected, "one note line, how much garbage and where");
+	run_free(&r);
+
+	/* garbage in the middle, in two places: the text on each side is read;
+	 * a report the garbage cuts is counted as cut short */
+	char *middle = malloc(2 * good_len + 3 * sizeof(zeros));
+	size_t at = 0;
+	memcpy(middle + at, good, good_len), at += good_len;
+	memcpy(middle + at, zeros, sizeof(zeros)), at += sizeof(zeros);
+	size_t cut = (size_t)(strstr(good, "Call Trace:") - good);   /* inside the first report */
+	memcpy(middle + at, good, cut), at += cut;
+	memcpy(middle + at, zeros, 100), at += 100;
+	memcpy(middle + at, good + cut, good_len - cut), at += good_len - cut;
+	char *middle_log = file_in(bad_dir, "middle.log");
+	cli_write(middle_log, middle, at);
+	r = cli_env(30, NULL, "report", middle_log, NULL);
+	cr_expect_eq(r.exit_code, 1);
+	cr_expect(strstr(r.out, "3 bugs (5 reports)"), "%s", r.out);
+	snprintf(expected, sizeof(expected),
+		 "%s: skipped 4196 bytes of garbage (NUL bytes) in 2 places: 4096 at offset %zu, 100 at offset %zu\n",
+		 middle_log, good_len, good_len + sizeof(zeros) + cut);
+	cr_expect(strstr(r.err, expected), "expected %s in:\n%s", expected, r.err);
+	cr_expect(strstr(r.err, "middle.log: 1 report cut short"), "%s", r.err);
+	run_free(&r);
+
+	/* a log that is entirely binary is still skipped */
+	char *all_zeros = file_in(bad_dir, "zeros.log");
+	cli_write(all_zeros, zeros, sizeof(zeros));
+	r = cli_env(30, NULL, "report", all_zeros, NULL);
+	cr_expect_eq(r.exit_code, 0);
+	snprintf(expected, sizeof(expected), "lockdep-rcu report: note: %s: binary data, not a log: skipped\n", all_zeros);
+	cr_expect_str_eq(r.err, expected);
+	run_free(&r);
+
+	free(all_zeros);
+	free(middle_log);
+	free(middle);
+	free(crash_log);
+	free(bad_dir);
+	free(crash);
+	free(good);
+	free(good_path);
+	free(good_dir);
+	cli_remove_dir(dir);
+}
+
 /* A log larger than 64 MiB is read whole, in bounded memory: a daemon's
  * output with a report every few MiB, and other reports at its end. */
 Test(cli, report_reads_a_log_of_70_mib_whole_in_bounded_memory, .timeout = 60)

@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"  --suppressions FILE  leave out reports matching FILE's kind:pattern rules;\n"
 		"                       they are counted as suppressed\n"
 		"\n"
-		"Unreadable, empty, binary or cut-short logs are skipped with a note on stderr.\n"
+		"Unreadable, empty, binary or cut-short logs are skipped with a note on stderr;\n"
+		"runs of NUL bytes in a log (a crash) are skipped, and the text around them read.\n"
 		"Exit status: 0 nothing found, 1 reports (or hangs, crashes) found, 2 usage error.\n");
 }
 

@@ -108,6 +108,26 @@ static void on_tracer_line(const char *line, size_t len, void *ctx)
 	m->logs++;
 }
 
+/* "skipped 4096 bytes of garbage (NUL bytes) at offset 98304", or where
+ * the first runs were when there are several. */
+static void note_garbage(struct collection *c, const char *path, const struct log_file *log)
+{
+	struct strbuf what = { 0 };
+	sb_printf(&what, "skipped %llu bytes of garbage (NUL bytes)", log->garbage);
+	if (log->garbage_runs == 1) {
+		sb_printf(&what, " at offset %llu", log->places[0].offset);
+	} else {
+		sb_printf(&what, " in %zu places:", log->garbage_runs);
+		for (size_t i = 0; i < log->garbage_runs && i < MAX_GARBAGE_PLACES; i++)
+			sb_printf(&what, "%s %llu at offset %llu", i ? "," : "", log->places[i].bytes,
+				  log->places[i].offset);
+		if (log->garbage_runs > MAX_GARBAGE_PLACES)
+			sb_printf(&what, " and %zu more", log->garbage_runs - MAX_GARBAGE_PLACES);
+	}
+	collection_note(c, path, what.s);
+	sb_free(&what);
+}
+
 /* explicit: named on the command line (not found by walking a directory). */
 static void collect_log(struct collection *c, const char *path, int explicit)
 {
@@ -153,6 +173,8 @@ static void collect_log(struct collection *c, const char *path, int explicit)
 		run_of(c, path);   /* a log with only a summary or tracer lines is a run too */
 	c->logs++;
 	c->tracer_suppressed += scan.suppressed;
+	if (log.garbage)
+		note_garbage(c, path, &log);
 	size_t cut = scan.truncated + x.bad;
 	if (cut) {
 		char *what = xasprintf("%zu report%s cut short (a process killed mid-report?), skipped; "

@@ -59,10 +59,25 @@ static ssize_t read_some(int fd, char *buf, size_t n)
 	return got;
 }
 
-/* Samples the text from `from` on and goes back there. */
+/* The length of the run of NUL bytes (nul) or of other bytes at p. */
+static size_t run_length(const char *p, size_t n, int nul)
+{
+	size_t i = 0;
+	if (nul) {
+		while (i < n && p[i] == 0)
+			i++;
+		return i;
+	}
+	const char *z = memchr(p, 0, n);
+	return z ? (size_t)(z - p) : n;
+}
+
+/* Samples the text from `from` on, NUL bytes left out, and goes back there.
+ * A file of NUL bytes only is binary too. */
 static int sniff(int fd, unsigned long long from, int *binary)
 {
 	struct text_sample sample = { 0 };
+	int nul = 0;
 	char buf[16384];
 	if (lseek(fd, (off_t)from, SEEK_SET) < 0)
 		return -1;
@@ -72,9 +87,16 @@ static int sniff(int fd, unsigned long long from, int *binary)
 			return -1;
 		if (got == 0)
 			break;
-		text_sample_add(&sample, buf, (size_t)got);
+		for (size_t at = 0, n; at < (size_t)got; at += n) {
+			int is_nul = buf[at] == 0;
+			n = run_length(buf + at, (size_t)got - at, is_nul);
+			if (is_nul)
+				nul = 1;
+			else
+				text_sample_add(&sample, buf + at, n);
+		}
 	}
-	*binary = text_sample_is_binary(&sample);
+	*binary = sample.bytes ? text_sample_is_binary(&sample) : nul;
 	return lseek(fd, (off_t)from, SEEK_SET) < 0 ? -1 : 0;
 }
 
@@ -86,6 +108,7 @@ struct reader {
 				   * MAX_REPORT_BYTES kept, plus one chunk */
 	size_t len;
 	int skip_line;            /* dropping the rest of an over-long line */
+	int in_garbage;           /* the last byte read was a NUL */
 };
 
 static void drop(struct reader *r, size_t n)
@@ -127,6 +150,23 @@ static void add_text(struct reader *r, const char *text, size_t n)
 	r->len += n;
 }
 
+/* NUL bytes at offset: the text before them ends there. */
+static void add_garbage(struct reader *r, unsigned long long offset, size_t n)
+{
+	struct log_file *out = r->out;
+	if (!r->in_garbage) {
+		scan(r, 1);
+		r->skip_line = 0;   /* an over-long line ends here too */
+		r->in_garbage = 1;
+		if (out->garbage_runs < MAX_GARBAGE_PLACES)
+			out->places[out->garbage_runs].offset = offset;
+		out->garbage_runs++;
+	}
+	if (out->garbage_runs <= MAX_GARBAGE_PLACES)
+		out->places[out->garbage_runs - 1].bytes += n;
+	out->garbage += n;
+}
+
 int log_file_read(int fd, unsigned long long from, const struct log_callbacks *cb, void *ctx,
 		  struct log_file *out)
 {
@@ -147,8 +187,17 @@ int log_file_read(int fd, unsigned long long from, const struct log_callbacks *c
 		}
 		if (got == 0)
 			break;
+		for (size_t at = 0, n; at < (size_t)got; at += n) {
+			int nul = chunk[at] == 0;
+			n = run_length(chunk + at, (size_t)got - at, nul);
+			if (nul) {
+				add_garbage(&r, from + out->bytes + at, n);
+			} else {
+				r.in_garbage = 0;
+				add_text(&r, chunk + at, n);
+			}
+		}
 		out->bytes += (unsigned long long)got;
-		add_text(&r, chunk, (size_t)got);
 		scan(&r, 0);
 	}
 	int e = errno;

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 #include "logparse.h"
+#include "util.h"
 
 struct line {
 	const char *s;
@@ -250,17 +251,23 @@ void text_sample_add(struct text_sample *s, const char *buf, size_t len)
 {
 	if (len > TEXT_SAMPLE_BYTES - s->bytes)
 		len = TEXT_SAMPLE_BYTES - s->bytes;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)buf[i];
-		if (c == 0)
-			s->nul = 1;
-		else if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r' && c != 0x1b) || c == 0x7f)
-			s->control++;
+	const unsigned char *b = (const unsigned char *)buf;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = b[i];
+		if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r' && c != 0x1b) || c == 0x7f) {
+			s->odd++;
+			i++;
+		} else {
+			/* a sequence cut by the end of buf counts as odd: rare enough */
+			size_t n = utf8_sequence(b + i, len - i);
+			s->odd += n == 0;
+			i += n ? n : 1;
+		}
 	}
 	s->bytes += len;
 }
 
 int text_sample_is_binary(const struct text_sample *s)
 {
-	return s->nul || s->control * 8 > s->bytes;   /* more than one byte in eight */
+	return s->odd * 8 > s->bytes;
 }

@@ -50,16 +50,18 @@ size_t log_scan_part(const char *buf, size_t len, int final, const struct log_ca
 		     struct log_scan *out, int *in_report);
 
 /* Whether a file is text at all, judged on a sample of its first bytes:
- * the tracer writes text only. */
+ * the tracer writes text only. NUL bytes are left out of the sample by the
+ * caller: runs of them are garbage inside a log (logfile.h), not a sign of
+ * a binary file. */
 #define TEXT_SAMPLE_BYTES 65536
 struct text_sample {
 	size_t bytes;             /* sampled */
-	size_t control;           /* control characters among them */
-	int nul;                  /* a NUL byte among them */
+	size_t odd;               /* control characters and invalid UTF-8 among them */
 };
 /* Adds buf[0..len) to the sample, up to TEXT_SAMPLE_BYTES in all. */
 void text_sample_add(struct text_sample *s, const char *buf, size_t len);
-/* Non-zero when the sample holds a NUL byte or mostly control characters. */
+/* Non-zero when more than one byte in eight of the sample is odd: random
+ * data, an executable, a core dump (even with text in them). */
 int text_sample_is_binary(const struct text_sample *s);
 
 #endif
