@@ -5,7 +5,9 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include "harness.h"
 
@@ -454,6 +456,57 @@ Test(cli, report_reads_a_log_around_nul_garbage, .timeout = 60)
 	free(good);
 	free(good_path);
 	free(good_dir);
+	cli_remove_dir(dir);
+}
+
+/* A path named on the command line that cannot be read is an error (2),
+ * said in one line naming it, before anything is read; special files are
+ * refused, never read (a FIFO with no writer would block, /dev/zero never
+ * ends). The tests run as root, who may read any file: these fail for root
+ * too. */
+Test(cli, report_refuses_unreadable_paths_on_the_command_line, .timeout = 60)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "good", cli_target("cli_misc.memb"), "bug");
+	char *good = file_in(dir, "good");
+	char *fifo = file_in(dir, "fifo.log");
+	cr_assert_eq(mkfifo(fifo, 0644), 0);
+	char *socket_path = file_in(dir, "socket.log");
+	int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", socket_path);
+	cr_assert_eq(bind(sock, (struct sockaddr *)&addr, sizeof(addr)), 0, "%s", socket_path);
+	char *file = file_in(dir, "file.log");
+	cli_write(file, "x\n", 2);
+	char *under_file = file_in(dir, "file.log/lockdep-rcu.1.log");
+	struct { const char *path, *reason; } cases[] = {
+		{ fifo, "a FIFO, not a regular file" },
+		{ "/dev/zero", "a character device, not a regular file" },
+		{ socket_path, "a socket, not a regular file" },
+		{ under_file, "Not a directory" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = cli_env(10, NULL, "report", good, cases[i].path, NULL);
+		char expected[8400];
+		snprintf(expected, sizeof(expected), "lockdep-rcu report: %s: cannot read: %s\n", cases[i].path,
+			 cases[i].reason);
+		cr_expect_eq(r.exit_code, 2, "%s: %d", cases[i].path, r.exit_code);
+		cr_expect_str_eq(r.err, expected, "%s", cases[i].path);
+		cr_expect_str_empty(r.out, "no report from part of the input: %s", r.out);
+		run_free(&r);
+	}
+	/* in a directory that is walked, special files are skipped silently */
+	struct run r = cli_env(10, NULL, "report", dir, NULL);
+	cr_expect_eq(r.exit_code, 1, "%s", r.err);
+	cr_expect_null(strstr(r.err, "fifo"), "%s", r.err);
+	cr_expect_null(strstr(r.err, "socket"), "%s", r.err);
+	run_free(&r);
+	close(sock);
+	free(under_file);
+	free(file);
+	free(socket_path);
+	free(fifo);
+	free(good);
 	cli_remove_dir(dir);
 }
 

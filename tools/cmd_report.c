@@ -1,6 +1,5 @@
 /* lockdep-rcu report: group the splats of many logs into bugs. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -29,9 +28,12 @@ static void usage(FILE *f)
 		"  --suppressions FILE  leave out reports matching FILE's kind:pattern rules;\n"
 		"                       they are counted as suppressed\n"
 		"\n"
-		"Unreadable, empty, binary or cut-short logs are skipped with a note on stderr;\n"
+		"A path named here that cannot be read (missing, not permitted, a FIFO, device\n"
+		"or socket: never read) is an error. In directories, special files are skipped;\n"
+		"unreadable, empty, binary or cut-short logs are skipped with a note on stderr;\n"
 		"runs of NUL bytes in a log (a crash) are skipped, and the text around them read.\n"
-		"Exit status: 0 nothing found, 1 reports (or hangs, crashes) found, 2 usage error.\n");
+		"Exit status: 0 nothing found, 1 reports (or hangs, crashes) found, 2 usage error\n"
+		"(a path that cannot be read included).\n");
 }
 
 int option_value(int argc, char **argv, int *i, const char *name, const char **value)
@@ -127,11 +129,19 @@ missing:
 		usage(stderr);
 		goto out;
 	}
+	/* A path that cannot be read is a usage error: said before reading
+	 * any, and no report of part of the input. */
+	const char *why;
+	for (size_t i = 0; i < npaths; i++)
+		if (collect_check_path(paths[i], &why) < 0) {
+			fprintf(stderr, "lockdep-rcu report: %s: cannot read: %s\n", paths[i], why);
+			goto out;
+		}
 	struct collection c;
 	collection_init(&c);
 	for (size_t i = 0; i < npaths; i++)
-		if (collect_path(&c, paths[i]) < 0) {
-			fprintf(stderr, "lockdep-rcu report: %s: %s\n", paths[i], strerror(errno));
+		if (collect_path(&c, paths[i], &why) < 0) {
+			fprintf(stderr, "lockdep-rcu report: %s: cannot read: %s\n", paths[i], why);
 			collection_free(&c);
 			goto out;
 		}

@@ -291,7 +291,9 @@ static void finish_run(struct stress *s, struct job *j, int ws)
 	}
 	run_record_write(j->dir, &rec);
 	size_t before = s->c.splats;
-	collect_path(&s->c, j->dir);
+	const char *why;
+	if (collect_path(&s->c, j->dir, &why) < 0)
+		collection_note(&s->c, j->dir, why);
 	size_t reports = s->c.splats - before;
 	struct strbuf what = { 0 };
 	if (reports)

@@ -128,17 +128,27 @@ static void note_garbage(struct collection *c, const char *path, const struct lo
 	sb_free(&what);
 }
 
-/* explicit: named on the command line (not found by walking a directory). */
-static void collect_log(struct collection *c, const char *path, int explicit)
+/* Found by walking a directory, a file that cannot be read gets a note;
+ * named on the command line (explicit), it is the caller's error: -1 and
+ * *why. */
+static int cannot_read(struct collection *c, const char *path, int explicit, const char *why, const char **out)
 {
-	const char *why;
-	int fd = log_file_open(path, explicit, &why);
-	if (fd < 0) {
-		char *what = xasprintf("cannot read: %s, skipped", why);
-		collection_note(c, path, what);
-		free(what);
-		return;
+	if (explicit) {
+		*out = why;
+		return -1;
 	}
+	char *what = xasprintf("cannot read: %s, skipped", why);
+	collection_note(c, path, what);
+	free(what);
+	return 0;
+}
+
+static int collect_log(struct collection *c, const char *path, int explicit, const char **why)
+{
+	const char *open_why;
+	int fd = log_file_open(path, explicit, &open_why);
+	if (fd < 0)
+		return cannot_read(c, path, explicit, open_why, why);
 	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
 	struct log_callbacks cb = { on_splat, on_tracer_line };
 	struct log_file log;
@@ -148,6 +158,10 @@ static void collect_log(struct collection *c, const char *path, int explicit)
 	free(x.seen);
 	struct log_scan scan = log.scan;
 	if (failed) {
+		if (explicit) {
+			*why = strerror(read_errno);
+			return -1;
+		}
 		char *what = xasprintf("cannot read past byte %llu: %s; the rest skipped", log.bytes,
 				       strerror(read_errno));
 		collection_note(c, path, what);
@@ -155,11 +169,11 @@ static void collect_log(struct collection *c, const char *path, int explicit)
 	}
 	if (log.binary) {
 		collection_note(c, path, "binary data, not a log: skipped");
-		return;
+		return 0;
 	}
 	if (log.bytes == 0 && !failed) {
 		collection_note(c, path, "empty file, skipped");
-		return;
+		return 0;
 	}
 	if (!scan.splats && !scan.truncated && !scan.summaries && !x.tracer_lines) {
 		/* Not a tracer log: the tracer creates its log when it first writes.
@@ -167,7 +181,7 @@ static void collect_log(struct collection *c, const char *path, int explicit)
 		 * silently; one named on the command line deserves a word. */
 		if (explicit)
 			collection_note(c, path, "no lockdep-rcu output in it");
-		return;
+		return 0;
 	}
 	if (x.run == (size_t)-1)
 		run_of(c, path);   /* a log with only a summary or tracer lines is a run too */
@@ -183,22 +197,27 @@ static void collect_log(struct collection *c, const char *path, int explicit)
 		collection_note(c, path, what);
 		free(what);
 	}
+	return 0;
 }
 
-static void collect_record(struct collection *c, const char *path)
+static int collect_record(struct collection *c, const char *path, int explicit, const char **why)
 {
 	char *buf;
 	size_t len;
 	int truncated;
 	if (read_file(path, 1 << 16, &buf, &len, &truncated)) {
+		if (explicit) {
+			*why = strerror(errno);
+			return -1;
+		}
 		collection_note(c, path, "cannot read the run record, skipped");
-		return;
+		return 0;
 	}
 	struct run_record r;
 	if (memchr(buf, 0, len) || run_record_parse(buf, &r)) {
 		collection_note(c, path, "not a run record, skipped");
 		free(buf);
-		return;
+		return 0;
 	}
 	free(buf);
 	size_t index = run_of(c, path);   /* may move c->runs */
@@ -207,6 +226,7 @@ static void collect_record(struct collection *c, const char *path)
 		run_record_free(&run->record);
 	run->record = r;
 	run->has_record = 1;
+	return 0;
 }
 
 static int is_record(const char *name)
@@ -226,19 +246,24 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static void walk(struct collection *c, const char *dir, int depth)
+/* depth 0: the directory named on the command line. */
+static int walk(struct collection *c, const char *dir, int depth, const char **why)
 {
 	if (depth > MAX_WALK_DEPTH) {
 		collection_note(c, dir, "too deep, not walked");
-		return;
+		return 0;
 	}
 	struct dirent **names;
 	int n = scandir(dir, &names, NULL, by_name);
 	if (n < 0) {
+		if (depth == 0) {
+			*why = strerror(errno);
+			return -1;
+		}
 		char *what = xasprintf("cannot read the directory: %s", strerror(errno));
 		collection_note(c, dir, what);
 		free(what);
-		return;
+		return 0;
 	}
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
@@ -248,31 +273,55 @@ static void walk(struct collection *c, const char *dir, int depth)
 			/* lstat: symbolic links and special files are skipped: no cycles, no FIFOs */
 			if (lstat(path, &st) == 0) {
 				if (S_ISDIR(st.st_mode))
-					walk(c, path, depth + 1);
+					walk(c, path, depth + 1, why);
 				else if (S_ISREG(st.st_mode) && is_record(name))
-					collect_record(c, path);
+					collect_record(c, path, 0, why);
 				else if (S_ISREG(st.st_mode) && !ends_with(name, ".out"))
-					collect_log(c, path, 0);   /* .out: program output kept by stress */
+					collect_log(c, path, 0, why);   /* .out: program output kept by stress */
 			}
 			free(path);
 		}
 		free(names[i]);
 	}
 	free(names);
+	return 0;
 }
 
-int collect_path(struct collection *c, const char *path)
+int collect_check_path(const char *path, const char **why)
 {
 	struct stat st;
-	if (stat(path, &st) < 0)
+	if (stat(path, &st) < 0) {
+		*why = strerror(errno);
 		return -1;
-	if (S_ISDIR(st.st_mode))
-		walk(c, path, 0);
-	else if (is_record(path))
-		collect_record(c, path);
-	else
-		collect_log(c, path, 1);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (!d) {
+			*why = strerror(errno);
+			return -1;
+		}
+		closedir(d);
+		return 0;
+	}
+	int fd = log_file_open(path, 1, why);
+	if (fd < 0)
+		return -1;
+	close(fd);
 	return 0;
+}
+
+int collect_path(struct collection *c, const char *path, const char **why)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode))
+		return walk(c, path, 0, why);
+	if (is_record(path))
+		return collect_record(c, path, 1, why);
+	return collect_log(c, path, 1, why);
 }
 
 /* ---- finishing: symbolize, regroup, suppress ------------------------------ */
