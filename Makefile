@@ -58,8 +58,9 @@ $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
 $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
 	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) -o $@
 
-# The command shares the suppressions parser with the tracer.
-TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/suppressions.c preload/suppressions.h
+# The command shares the suppressions parser and the option table
+# (preload/options.h) with the tracer.
+TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/suppressions.c preload/suppressions.h preload/options.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/suppressions.c -o $@

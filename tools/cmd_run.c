@@ -13,6 +13,7 @@
 #include "logfile.h"
 #include "render.h"
 #include "runrec.h"
+#include "tracer_options.h"
 
 /* run's own failures, as timeout(1) and env(1) do: 125 for our errors,
  * 126 a program that cannot be executed, 127 one that is not found. */
@@ -32,7 +33,8 @@ static void usage(FILE *f)
 		"  -o DIR               one log per process, DIR/lockdep-rcu.PID.log, and a\n"
 		"                       run record DIR/lockdep-rcu.run; use one DIR per run\n"
 		"                       (lockdep-rcu report DIR reads them)\n"
-		"  --option KEY=VALUE   a tracer option (LOCKDEP_RCU_OPTIONS=help=1 lists them)\n"
+		"  --option KEY=VALUE   a tracer option (LOCKDEP_RCU_OPTIONS=help=1 lists them);\n"
+		"                       an unknown one, or a value of the wrong type, is an error\n"
 		"  --suppressions FILE  tracer option suppressions=FILE, checked first\n"
 		"\n"
 		"Exit status: the program's own; the tracer's exitcode (66 unless set) when\n"
@@ -179,8 +181,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		} else if ((r = option_value(argc, argv, &i, "--option", &v)) != 0) {
 			if (r < 0)
 				goto missing;
-			if (!strchr(v, '=')) {
-				fprintf(stderr, "lockdep-rcu run: --option needs KEY=VALUE, got '%s'\n", v);
+			struct strbuf err = { 0 };
+			if (tracer_options_check(v, &err)) {
+				fprintf(stderr, "lockdep-rcu run: %s\n", err.s);
+				sb_free(&err);
 				return -1;
 			}
 			options_append(&a->options, v);
