@@ -352,6 +352,31 @@ Test(cli, report_adds_what_the_tracer_suppressed)
 	cli_remove_dir(dir);
 }
 
+/* ---- a thread that ends holding locks: the innermost lock is the bug ------- */
+
+/* The tracer reports a thread end once per innermost acquisition site; which
+ * outer locks were held on the way depends on the caller. Two runs of one bug,
+ * the thread holding 1 and then 2 locks, are one bug; a lock leaked
+ * elsewhere is another. */
+Test(cli, report_groups_thread_end_reports_by_the_innermost_lock_site)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "one-lock", cli_target("cli_misc.memb"), "leak-cache");
+	run_into(dir, "two-locks", cli_target("cli_misc.memb"), "leak-cache-under-table");
+	run_into(dir, "other-bug", cli_target("cli_misc.memb"), "leak-table");
+	struct run r = cli_env(0, NULL, "report", dir, NULL);
+	cr_expect_eq(r.exit_code, 1, "%s", r.err);
+	cr_expect(strstr(r.out, "lockdep-rcu report: 2 bugs (3 reports) in 3 of 3 runs, 3 processes, 3 logs\n"),
+		  "%s", r.out);
+	const char *cache = strstr(r.out, "(cache_lock){mutex} held, taken at refill_cache_or_give_up+");
+	cr_assert(cache, "%s", r.out);
+	cr_expect(strstr(cache, "\n   2 reports in 2 of 3 runs, 2 processes;"), "%s", r.out);
+	cr_expect(strstr(r.out, "(table_lock){mutex} held, taken at table_worker+"), "%s", r.out);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
 /* ---- garbage in a log, unreadable inputs, big logs -------------------------- */
 
 /* The one log a run directory holds (malloc'd path). */

@@ -68,7 +68,7 @@ void splat_render(const struct splat *s, struct strbuf *out);
 void splat_site_render(const struct splat *s, struct strbuf *out);
 /* One line saying where the bug is, for the report's list: the site line
  * (with the line after it when it ends with ':'), or for a thread that
- * ended holding locks, the first lock and where it was taken (its site
+ * ended holding locks, the innermost lock and where it was taken (its site
  * line only counts locks). */
 void splat_summary_render(const struct splat *s, struct strbuf *out);
 
