@@ -75,8 +75,9 @@ $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
 $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
 	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) -o $@
 
-# The command shares the suppressions parser with the tracer.
-TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/suppressions.c preload/suppressions.h
+# The command shares the suppressions parser and the option table
+# (preload/options.h) with the tracer.
+TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/suppressions.c preload/suppressions.h preload/options.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/suppressions.c -o $@
@@ -111,11 +112,13 @@ $(BUILD)/tests/symbolize_target_nopie: tests/unit/symbolize_target.c preload/sym
 	@mkdir -p $(@D)
 	$(CC) -O0 -g $(WARN) -fno-pie -no-pie -Ipreload tests/unit/symbolize_target.c preload/symbolize.c -o $@ -ldl
 
-# Pure logic of the tracer (no interposing symbols), under the sanitizers.
+# Pure logic of the tracer (no interposing symbols) and of the command,
+# under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
-$(UNIT): $(UNIT_SRCS) preload/options.c preload/options.h preload/suppressions.c preload/suppressions.h
+UNIT_LOGIC := preload/options.c preload/suppressions.c tools/logparse.c tools/util.c
+$(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h tools/logparse.h tools/util.h
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) preload/options.c preload/suppressions.c -o $@ -lcriterion
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) -o $@ -lcriterion
 
 TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
 

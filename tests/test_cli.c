@@ -242,6 +242,13 @@ Test(cli, usage_errors)
 		{ 125, { "run", "--bogus", "--", "/bin/true" }, "unknown option --bogus" },
 		{ 125, { "run" }, "no program given" },
 		{ 125, { "run", "--option", "novalue", "--", "/bin/true" }, "KEY=VALUE" },
+		/* --option is checked against the tracer's own option table */
+		{ 125, { "run", "--option", "bogus=1", "--", "/bin/true" }, "unknown tracer option 'bogus'" },
+		{ 125, { "run", "--option", "exitcode=1:bogus=2", "--", "/bin/true" }, "unknown tracer option 'bogus'" },
+		{ 125, { "run", "--option", "exitcode=many", "--", "/bin/true" },
+		  "tracer option 'exitcode' takes an integer, got 'many'" },
+		{ 2, { "stress", "--option", "bogus=1", "--", "/bin/true" }, "unknown tracer option 'bogus'" },
+		{ 2, { "stress", "--option", "seed=0x", "--", "/bin/true" }, "tracer option 'seed' takes an integer" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char **a = cases[i].args;
@@ -251,6 +258,35 @@ Test(cli, usage_errors)
 			  cases[i].message, r.err);
 		run_free(&r);
 	}
+}
+
+/* Every option the tracer lists (help=1) is one run --option accepts: the
+ * command checks names against the tracer's own table, not a copy. */
+Test(cli, run_accepts_every_tracer_option)
+{
+	struct run_options o = { .preload = 1, .options = "help=1" };
+	struct run t = run_target("cli_misc", "memb", "clean", &o);
+	const char *p = strstr(t.err, "lockdep-rcu: options ");
+	cr_assert(p, "%s", t.err);
+	int names = 0;
+	for (p = strchr(p, '\n'); p && p[1] == ' '; p = strchr(p + 1, '\n')) {
+		char name[64], kv[80];
+		cr_assert_eq(sscanf(p + 1, " %63s", name), 1);
+		snprintf(kv, sizeof(kv), "%s=0", name);
+		struct run r = cli_env(0, NULL, "run", "--option", kv, "--", "/bin/true", NULL);
+		cr_expect_eq(r.exit_code, 0, "%s: %s", kv, r.err);
+		run_free(&r);
+		names++;
+	}
+	cr_expect_geq(names, 10, "%s", t.err);
+	run_free(&t);
+	/* a string option's value must fit the tracer's buffer */
+	char long_path[700] = "log_path=";
+	memset(long_path + 9, 'x', sizeof(long_path) - 10);
+	struct run r = cli_env(0, NULL, "run", "--option", long_path, "--", "/bin/true", NULL);
+	cr_expect_eq(r.exit_code, 125);
+	cr_expect(strstr(r.err, "tracer option 'log_path' takes at most 511 bytes"), "%s", r.err);
+	run_free(&r);
 }
 
 Test(cli, version_is_the_tracers)

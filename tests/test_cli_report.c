@@ -2,8 +2,12 @@
  * module+offset frames, JSON, suppressions, and logs that are not logs. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include "harness.h"
 
@@ -345,5 +349,256 @@ Test(cli, report_adds_what_the_tracer_suppressed)
 	cr_expect_eq(r.exit_code, 0);
 	cr_expect(strstr(r.out, "nothing found in 1 log of 1 run; 4 suppressed"), "%s", r.out);
 	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+/* ---- a thread that ends holding locks: the innermost lock is the bug ------- */
+
+/* The tracer reports a thread end once per innermost acquisition site; which
+ * outer locks were held on the way depends on the caller. Two runs of one bug,
+ * the thread holding 1 and then 2 locks, are one bug; a lock leaked
+ * elsewhere is another. */
+Test(cli, report_groups_thread_end_reports_by_the_innermost_lock_site)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "one-lock", cli_target("cli_misc.memb"), "leak-cache");
+	run_into(dir, "two-locks", cli_target("cli_misc.memb"), "leak-cache-under-table");
+	run_into(dir, "other-bug", cli_target("cli_misc.memb"), "leak-table");
+	struct run r = cli_env(0, NULL, "report", dir, NULL);
+	cr_expect_eq(r.exit_code, 1, "%s", r.err);
+	cr_expect(strstr(r.out, "lockdep-rcu report: 2 bugs (3 reports) in 3 of 3 runs, 3 processes, 3 logs\n"),
+		  "%s", r.out);
+	const char *cache = strstr(r.out, "(cache_lock){mutex} held, taken at refill_cache_or_give_up+");
+	cr_assert(cache, "%s", r.out);
+	cr_expect(strstr(cache, "\n   2 reports in 2 of 3 runs, 2 processes;"), "%s", r.out);
+	cr_expect(strstr(r.out, "(table_lock){mutex} held, taken at table_worker+"), "%s", r.out);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+/* ---- garbage in a log, unreadable inputs, big logs -------------------------- */
+
+/* The one log a run directory holds (malloc'd path). */
+static char *log_of(const char *dir)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d, "%s", dir);
+	struct dirent *e;
+	char *path = NULL;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "lockdep-rcu.", 12) && strstr(e->d_name, ".log"))
+			cr_assert(asprintf(&path, "%s/%s", dir, e->d_name) > 0);
+	closedir(d);
+	cr_assert(path, "no log in %s", dir);
+	return path;
+}
+
+static char *file_in(const char *dir, const char *name)
+{
+	char *path;
+	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	return path;
+}
+
+/* A process that crashed leaves its whole reports followed by zeros: the
+ * file system had reserved the blocks but not written them. */
+Test(cli, report_reads_a_log_around_nul_garbage, .timeout = 60)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "good", cli_target("demo_buggy_cache.memb"), NULL);
+	char *good_dir = file_in(dir, "good");
+	char *good_path = log_of(good_dir);
+	char *good = cli_read(good_path);
+	size_t good_len = strlen(good);
+	cr_assert_eq(splat_count(good), 3, "%s", good);
+	/* 65 whole reports: 21 copies of the log and two reports of another */
+	const char *third = strstr(good, "\n====");   /* the first report starts the log */
+	for (int i = 0; i < 2 && third; i++)
+		third = strstr(third + 1, "\n====");
+	cr_assert(third, "%s", good);
+	size_t two = (size_t)(third - good);
+	static char zeros[4096];
+	size_t crash_len = 21 * good_len + two;
+	char *crash = malloc(crash_len + sizeof(zeros));
+	for (int i = 0; i < 21; i++)
+		memcpy(crash + (size_t)i * good_len, good, good_len);
+	memcpy(crash + 21 * good_len, good, two);
+	memcpy(crash + crash_len, zeros, sizeof(zeros));
+	char *bad_dir = file_in(dir, "bad");
+	mkdir(bad_dir, 0755);
+	char *crash_log = file_in(bad_dir, "crash.log");
+	cli_write(crash_log, crash, crash_len + sizeof(zeros));
+
+	struct run r = cli_env(30, NULL, "report", crash_log, NULL);
+	cr_expect_eq(r.exit_code, 1, "reports were found:\n%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "lockdep-rcu report: 3 bugs (65 reports) in 1 of 1 run, 1 process, 1 log\n"), "%s",
+		  r.out);
+	char expected[8400];
+	snprintf(expected, sizeof(expected),
+		 "lockdep-rcu report: note: %s: skipped 4096 bytes of garbage (NUL bytes) at offset %zu\n", crash_log,
+		 crash_len);
+	cr_expect_str_eq(r.err, expected, "one note line, how much garbage and where");
+	run_free(&r);
+
+	/* garbage in the middle, in two places: the text on each side is read;
+	 * a report the garbage cuts is counted as cut short */
+	char *middle = malloc(2 * good_len + 3 * sizeof(zeros));
+	size_t at = 0;
+	memcpy(middle + at, good, good_len), at += good_len;
+	memcpy(middle + at, zeros, sizeof(zeros)), at += sizeof(zeros);
+	size_t cut = (size_t)(strstr(good, "Call Trace:") - good);   /* inside the first report */
+	memcpy(middle + at, good, cut), at += cut;
+	memcpy(middle + at, zeros, 100), at += 100;
+	memcpy(middle + at, good + cut, good_len - cut), at += good_len - cut;
+	char *middle_log = file_in(bad_dir, "middle.log");
+	cli_write(middle_log, middle, at);
+	r = cli_env(30, NULL, "report", middle_log, NULL);
+	cr_expect_eq(r.exit_code, 1);
+	cr_expect(strstr(r.out, "3 bugs (5 reports)"), "%s", r.out);
+	snprintf(expected, sizeof(expected),
+		 "%s: skipped 4196 bytes of garbage (NUL bytes) in 2 places: 4096 at offset %zu, 100 at offset %zu\n",
+		 middle_log, good_len, good_len + sizeof(zeros) + cut);
+	cr_expect(strstr(r.err, expected), "expected %s in:\n%s", expected, r.err);
+	cr_expect(strstr(r.err, "middle.log: 1 report cut short"), "%s", r.err);
+	run_free(&r);
+
+	/* a log that is entirely binary is still skipped */
+	char *all_zeros = file_in(bad_dir, "zeros.log");
+	cli_write(all_zeros, zeros, sizeof(zeros));
+	r = cli_env(30, NULL, "report", all_zeros, NULL);
+	cr_expect_eq(r.exit_code, 0);
+	snprintf(expected, sizeof(expected), "lockdep-rcu report: note: %s: binary data, not a log: skipped\n", all_zeros);
+	cr_expect_str_eq(r.err, expected);
+	run_free(&r);
+
+	free(all_zeros);
+	free(middle_log);
+	free(middle);
+	free(crash_log);
+	free(bad_dir);
+	free(crash);
+	free(good);
+	free(good_path);
+	free(good_dir);
+	cli_remove_dir(dir);
+}
+
+/* A path named on the command line that cannot be read is an error (2),
+ * said in one line naming it, before anything is read; special files are
+ * refused, never read (a FIFO with no writer would block, /dev/zero never
+ * ends). The tests run as root, who may read any file: these fail for root
+ * too. */
+Test(cli, report_refuses_unreadable_paths_on_the_command_line, .timeout = 60)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "good", cli_target("cli_misc.memb"), "bug");
+	char *good = file_in(dir, "good");
+	char *fifo = file_in(dir, "fifo.log");
+	cr_assert_eq(mkfifo(fifo, 0644), 0);
+	char *socket_path = file_in(dir, "socket.log");
+	int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", socket_path);
+	cr_assert_eq(bind(sock, (struct sockaddr *)&addr, sizeof(addr)), 0, "%s", socket_path);
+	char *file = file_in(dir, "file.log");
+	cli_write(file, "x\n", 2);
+	char *under_file = file_in(dir, "file.log/lockdep-rcu.1.log");
+	struct { const char *path, *reason; } cases[] = {
+		{ fifo, "a FIFO, not a regular file" },
+		{ "/dev/zero", "a character device, not a regular file" },
+		{ socket_path, "a socket, not a regular file" },
+		{ under_file, "Not a directory" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = cli_env(10, NULL, "report", good, cases[i].path, NULL);
+		char expected[8400];
+		snprintf(expected, sizeof(expected), "lockdep-rcu report: %s: cannot read: %s\n", cases[i].path,
+			 cases[i].reason);
+		cr_expect_eq(r.exit_code, 2, "%s: %d", cases[i].path, r.exit_code);
+		cr_expect_str_eq(r.err, expected, "%s", cases[i].path);
+		cr_expect_str_empty(r.out, "no report from part of the input: %s", r.out);
+		run_free(&r);
+	}
+	/* in a directory that is walked, special files are skipped silently */
+	struct run r = cli_env(10, NULL, "report", dir, NULL);
+	cr_expect_eq(r.exit_code, 1, "%s", r.err);
+	cr_expect_null(strstr(r.err, "fifo"), "%s", r.err);
+	cr_expect_null(strstr(r.err, "socket"), "%s", r.err);
+	run_free(&r);
+	close(sock);
+	free(under_file);
+	free(file);
+	free(socket_path);
+	free(fifo);
+	free(good);
+	cli_remove_dir(dir);
+}
+
+/* A log larger than 64 MiB is read whole, in bounded memory: a daemon's
+ * output with a report every few MiB, and other reports at its end. */
+Test(cli, report_reads_a_log_of_70_mib_whole_in_bounded_memory, .timeout = 60)
+{
+	char *dir = cli_temp_dir();
+	run_into(dir, "misc", cli_target("cli_misc.memb"), "bug");
+	run_into(dir, "demo", cli_target("demo_buggy_cache.memb"), NULL);
+	char *misc_dir = file_in(dir, "misc"), *demo_dir = file_in(dir, "demo");
+	char *misc_path = log_of(misc_dir), *demo_path = log_of(demo_dir);
+	char *misc = cli_read(misc_path), *demo = cli_read(demo_path);
+	/* 1 MiB of the program's own output */
+	size_t block_len = 1 << 20;
+	char *block = malloc(block_len);
+	for (size_t i = 0; i < block_len; i += 64) {
+		char line[64];
+		int n = snprintf(line, sizeof(line), "worker %02zu: request %08zu served in 0.%03zu ms", i % 17, i / 64,
+				 i % 1000);
+		memset(line + n, ' ', sizeof(line) - (size_t)n);
+		line[63] = '\n';
+		memcpy(block + i, line, sizeof(line));
+	}
+	char *big_dir = file_in(dir, "big");
+	mkdir(big_dir, 0755);
+	char *big = file_in(big_dir, "daemon.log");
+	FILE *f = fopen(big, "wb");
+	cr_assert(f);
+	/* 70 MiB of output; every 5 MiB a report that spans a MiB boundary (the
+	 * command reads 1 MiB at a time) */
+	size_t written = 0;
+	for (size_t mib = 1; mib <= 70; mib++) {
+		size_t target = mib << 20, fill = target - written - (mib % 5 == 1 ? 300 : 0);
+		cr_assert_eq(fwrite(block, 1, fill, f), fill);
+		written += fill;
+		if (mib % 5 == 1) {
+			fputs(misc, f);
+			written += strlen(misc);
+		}
+	}
+	fputs(demo, f);   /* past 64 MiB */
+	cr_assert_eq(fclose(f), 0);
+	struct stat st;
+	cr_assert_eq(stat(big, &st), 0);
+	cr_assert_gt(st.st_size, 70 << 20);
+
+	struct run r = cli_env(30, NULL, "report", big, NULL);
+	cr_expect_eq(r.exit_code, 1);
+	cr_expect(strstr(r.out, "lockdep-rcu report: 4 bugs (17 reports) in 1 of 1 run, 2 processes, 1 log\n"),
+		  "the reports past 64 MiB too:\n%.2000s", r.out);
+	cr_expect(strstr(r.out, "\n   14 reports in 1 of 1 run, 1 process; "), "%.2000s", r.out);
+	cr_expect_str_empty(r.err, "nothing skipped: %s", r.err);
+	struct rusage ru;
+	cr_assert_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	cr_log_info("largest child: %ld KiB", ru.ru_maxrss);
+	cr_expect_lt(ru.ru_maxrss, 40 * 1024, "memory bounded, not the log's size: %ld KiB", ru.ru_maxrss);
+	run_free(&r);
+	unlink(big);
+	free(big);
+	free(big_dir);
+	free(block);
+	free(misc);
+	free(demo);
+	free(misc_path);
+	free(demo_path);
+	free(misc_dir);
+	free(demo_dir);
 	cli_remove_dir(dir);
 }

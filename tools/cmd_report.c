@@ -1,6 +1,5 @@
 /* lockdep-rcu report: group the splats of many logs into bugs. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -16,8 +15,10 @@ static void usage(FILE *f)
 		"Reads tracer logs (files, or directories walked recursively: every file but\n"
 		"*.out program output; lockdep-rcu.run records say how each run ended), groups\n"
 		"the reports that are the same bug (same title and site frames, whatever the\n"
-		"addresses, pids and thread names), and prints each bug once, most frequent\n"
-		"first, with how many runs and processes hit it and one full report.\n"
+		"addresses, pids and thread names; for a thread that ended holding locks, the\n"
+		"same innermost lock taken at the same function), and prints each bug once,\n"
+		"most frequent first, with how many runs and processes hit it and one full\n"
+		"report.\n"
 		"Each directory holding logs is one run: what `run -o DIR` and each `stress`\n"
 		"run write.\n"
 		"\n"
@@ -29,8 +30,12 @@ static void usage(FILE *f)
 		"  --suppressions FILE  leave out reports matching FILE's kind:pattern rules;\n"
 		"                       they are counted as suppressed\n"
 		"\n"
-		"Unreadable, empty, binary or cut-short logs are skipped with a note on stderr.\n"
-		"Exit status: 0 nothing found, 1 reports (or hangs, crashes) found, 2 usage error.\n");
+		"A path named here that cannot be read (missing, not permitted, a FIFO, device\n"
+		"or socket: never read) is an error. In directories, special files are skipped;\n"
+		"unreadable, empty, binary or cut-short logs are skipped with a note on stderr;\n"
+		"runs of NUL bytes in a log (a crash) are skipped, and the text around them read.\n"
+		"Exit status: 0 nothing found, 1 reports (or hangs, crashes) found, 2 usage error\n"
+		"(a path that cannot be read included).\n");
 }
 
 int option_value(int argc, char **argv, int *i, const char *name, const char **value)
@@ -126,11 +131,19 @@ missing:
 		usage(stderr);
 		goto out;
 	}
+	/* A path that cannot be read is a usage error: said before reading
+	 * any, and no report of part of the input. */
+	const char *why;
+	for (size_t i = 0; i < npaths; i++)
+		if (collect_check_path(paths[i], &why) < 0) {
+			fprintf(stderr, "lockdep-rcu report: %s: cannot read: %s\n", paths[i], why);
+			goto out;
+		}
 	struct collection c;
 	collection_init(&c);
 	for (size_t i = 0; i < npaths; i++)
-		if (collect_path(&c, paths[i]) < 0) {
-			fprintf(stderr, "lockdep-rcu report: %s: %s\n", paths[i], strerror(errno));
+		if (collect_path(&c, paths[i], &why) < 0) {
+			fprintf(stderr, "lockdep-rcu report: %s: cannot read: %s\n", paths[i], why);
 			collection_free(&c);
 			goto out;
 		}

@@ -10,9 +10,10 @@
 #include <unistd.h>
 #include "cli.h"
 #include "launch.h"
-#include "logparse.h"
+#include "logfile.h"
 #include "render.h"
 #include "runrec.h"
+#include "tracer_options.h"
 
 /* run's own failures, as timeout(1) and env(1) do: 125 for our errors,
  * 126 a program that cannot be executed, 127 one that is not found. */
@@ -32,7 +33,8 @@ static void usage(FILE *f)
 		"  -o DIR               one log per process, DIR/lockdep-rcu.PID.log, and a\n"
 		"                       run record DIR/lockdep-rcu.run; use one DIR per run\n"
 		"                       (lockdep-rcu report DIR reads them)\n"
-		"  --option KEY=VALUE   a tracer option (LOCKDEP_RCU_OPTIONS=help=1 lists them)\n"
+		"  --option KEY=VALUE   a tracer option (LOCKDEP_RCU_OPTIONS=help=1 lists them);\n"
+		"                       an unknown one, or a value of the wrong type, is an error\n"
 		"  --suppressions FILE  tracer option suppressions=FILE, checked first\n"
 		"\n"
 		"Exit status: the program's own; the tracer's exitcode (66 unless set) when\n"
@@ -108,18 +110,16 @@ static size_t new_reports(const char *dir, const struct snapshot *before, size_t
 		if (from == after.sizes[i])
 			continue;
 		char *path = path_join(dir, after.names[i]);
-		char *buf;
-		size_t len;
-		int truncated;
-		if (read_file(path, MAX_LOG_BYTES, &buf, &len, &truncated) == 0) {
+		const char *why;
+		int fd = log_file_open(path, 0, &why);
+		if (fd >= 0) {
 			size_t n = 0;
 			struct log_callbacks cb = { count_splat, NULL };
-			struct log_scan scan;
-			if ((size_t)from < len && !log_looks_binary(buf + from, len - (size_t)from))
-				log_scan(buf + from, len - (size_t)from, &cb, &n, &scan);
+			struct log_file log;
+			log_file_read(fd, (unsigned long long)from, &cb, &n, &log);   /* a read error: what was read counts */
+			close(fd);
 			total += n;
 			*logs += n > 0;
-			free(buf);
 		}
 		free(path);
 	}
@@ -181,8 +181,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		} else if ((r = option_value(argc, argv, &i, "--option", &v)) != 0) {
 			if (r < 0)
 				goto missing;
-			if (!strchr(v, '=')) {
-				fprintf(stderr, "lockdep-rcu run: --option needs KEY=VALUE, got '%s'\n", v);
+			struct strbuf err = { 0 };
+			if (tracer_options_check(v, &err)) {
+				fprintf(stderr, "lockdep-rcu run: %s\n", err.s);
+				sb_free(&err);
 				return -1;
 			}
 			options_append(&a->options, v);

@@ -16,6 +16,7 @@
 #include "launch.h"
 #include "render.h"
 #include "runrec.h"
+#include "tracer_options.h"
 
 #define DEFAULT_RUNS 20
 #define DEFAULT_TIMEOUT 60.0
@@ -138,8 +139,14 @@ static int parse_args(int argc, char **argv, struct stress_args *a)
 				goto bad;
 			a->dir = v;
 		} else if ((r = option_value(argc, argv, &i, "--option", &v)) != 0) {
-			if (r < 0 || !strchr(v, '='))
+			if (r < 0)
 				goto bad;
+			struct strbuf err = { 0 };
+			if (tracer_options_check(v, &err)) {
+				fprintf(stderr, "lockdep-rcu stress: %s\n", err.s);
+				sb_free(&err);
+				return -1;
+			}
 			options_append(&a->options, v);
 		} else if ((r = option_value(argc, argv, &i, "--suppressions", &v)) != 0) {
 			if (r < 0)
@@ -291,7 +298,9 @@ static void finish_run(struct stress *s, struct job *j, int ws)
 	}
 	run_record_write(j->dir, &rec);
 	size_t before = s->c.splats;
-	collect_path(&s->c, j->dir);
+	const char *why;
+	if (collect_path(&s->c, j->dir, &why) < 0)
+		collection_note(&s->c, j->dir, why);
 	size_t reports = s->c.splats - before;
 	struct strbuf what = { 0 };
 	if (reports)

@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "collect.h"
-#include "logparse.h"
+#include "logfile.h"
 #include "splat_key.h"
 #include "symbolizer.h"
 #include "../preload/suppressions.h"
@@ -107,48 +108,87 @@ static void on_tracer_line(const char *line, size_t len, void *ctx)
 	m->logs++;
 }
 
-/* explicit: named on the command line (not found by walking a directory). */
-static void collect_log(struct collection *c, const char *path, int explicit)
+/* "skipped 4096 bytes of garbage (NUL bytes) at offset 98304", or where
+ * the first runs were when there are several. */
+static void note_garbage(struct collection *c, const char *path, const struct log_file *log)
 {
-	char *buf;
-	size_t len;
-	int truncated;
-	if (read_file(path, MAX_LOG_BYTES, &buf, &len, &truncated)) {
-		char *what = xasprintf("cannot read: %s, skipped", strerror(errno));
-		collection_note(c, path, what);
-		free(what);
-		return;
+	struct strbuf what = { 0 };
+	sb_printf(&what, "skipped %llu bytes of garbage (NUL bytes)", log->garbage);
+	if (log->garbage_runs == 1) {
+		sb_printf(&what, " at offset %llu", log->places[0].offset);
+	} else {
+		sb_printf(&what, " in %zu places:", log->garbage_runs);
+		for (size_t i = 0; i < log->garbage_runs && i < MAX_GARBAGE_PLACES; i++)
+			sb_printf(&what, "%s %llu at offset %llu", i ? "," : "", log->places[i].bytes,
+				  log->places[i].offset);
+		if (log->garbage_runs > MAX_GARBAGE_PLACES)
+			sb_printf(&what, " and %zu more", log->garbage_runs - MAX_GARBAGE_PLACES);
 	}
-	if (len == 0) {
-		collection_note(c, path, "empty file, skipped");
-		free(buf);
-		return;
+	collection_note(c, path, what.s);
+	sb_free(&what);
+}
+
+/* Found by walking a directory, a file that cannot be read gets a note;
+ * named on the command line (explicit), it is the caller's error: -1 and
+ * *why. */
+static int cannot_read(struct collection *c, const char *path, int explicit, const char *why, const char **out)
+{
+	if (explicit) {
+		*out = why;
+		return -1;
 	}
-	if (log_looks_binary(buf, len)) {
-		collection_note(c, path, "binary data, not a log: skipped");
-		free(buf);
-		return;
-	}
-	if (truncated)
-		collection_note(c, path, "larger than 64 MiB: only its beginning was read");
+	char *what = xasprintf("cannot read: %s, skipped", why);
+	collection_note(c, path, what);
+	free(what);
+	return 0;
+}
+
+static int collect_log(struct collection *c, const char *path, int explicit, const char **why)
+{
+	const char *open_why;
+	int fd = log_file_open(path, explicit, &open_why);
+	if (fd < 0)
+		return cannot_read(c, path, explicit, open_why, why);
 	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
 	struct log_callbacks cb = { on_splat, on_tracer_line };
-	struct log_scan scan;
-	log_scan(buf, len, &cb, &x, &scan);
+	struct log_file log;
+	int failed = log_file_read(fd, 0, &cb, &x, &log);
+	int read_errno = errno;
+	close(fd);
 	free(x.seen);
+	struct log_scan scan = log.scan;
+	if (failed) {
+		if (explicit) {
+			*why = strerror(read_errno);
+			return -1;
+		}
+		char *what = xasprintf("cannot read past byte %llu: %s; the rest skipped", log.bytes,
+				       strerror(read_errno));
+		collection_note(c, path, what);
+		free(what);
+	}
+	if (log.binary) {
+		collection_note(c, path, "binary data, not a log: skipped");
+		return 0;
+	}
+	if (log.bytes == 0 && !failed) {
+		collection_note(c, path, "empty file, skipped");
+		return 0;
+	}
 	if (!scan.splats && !scan.truncated && !scan.summaries && !x.tracer_lines) {
 		/* Not a tracer log: the tracer creates its log when it first writes.
 		 * Other files in a log directory (notes, suppressions) are skipped
 		 * silently; one named on the command line deserves a word. */
 		if (explicit)
 			collection_note(c, path, "no lockdep-rcu output in it");
-		free(buf);
-		return;
+		return 0;
 	}
 	if (x.run == (size_t)-1)
 		run_of(c, path);   /* a log with only a summary or tracer lines is a run too */
 	c->logs++;
 	c->tracer_suppressed += scan.suppressed;
+	if (log.garbage)
+		note_garbage(c, path, &log);
 	size_t cut = scan.truncated + x.bad;
 	if (cut) {
 		char *what = xasprintf("%zu report%s cut short (a process killed mid-report?), skipped; "
@@ -156,26 +196,28 @@ static void collect_log(struct collection *c, const char *path, int explicit)
 				       cut, cut == 1 ? "" : "s", scan.splats - x.bad, scan.splats - x.bad == 1 ? "" : "s");
 		collection_note(c, path, what);
 		free(what);
-	} else if (scan.last_line_cut) {
-		collection_note(c, path, "its last line is cut short");
 	}
-	free(buf);
+	return 0;
 }
 
-static void collect_record(struct collection *c, const char *path)
+static int collect_record(struct collection *c, const char *path, int explicit, const char **why)
 {
 	char *buf;
 	size_t len;
 	int truncated;
 	if (read_file(path, 1 << 16, &buf, &len, &truncated)) {
+		if (explicit) {
+			*why = strerror(errno);
+			return -1;
+		}
 		collection_note(c, path, "cannot read the run record, skipped");
-		return;
+		return 0;
 	}
 	struct run_record r;
 	if (memchr(buf, 0, len) || run_record_parse(buf, &r)) {
 		collection_note(c, path, "not a run record, skipped");
 		free(buf);
-		return;
+		return 0;
 	}
 	free(buf);
 	size_t index = run_of(c, path);   /* may move c->runs */
@@ -184,6 +226,7 @@ static void collect_record(struct collection *c, const char *path)
 		run_record_free(&run->record);
 	run->record = r;
 	run->has_record = 1;
+	return 0;
 }
 
 static int is_record(const char *name)
@@ -203,19 +246,24 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static void walk(struct collection *c, const char *dir, int depth)
+/* depth 0: the directory named on the command line. */
+static int walk(struct collection *c, const char *dir, int depth, const char **why)
 {
 	if (depth > MAX_WALK_DEPTH) {
 		collection_note(c, dir, "too deep, not walked");
-		return;
+		return 0;
 	}
 	struct dirent **names;
 	int n = scandir(dir, &names, NULL, by_name);
 	if (n < 0) {
+		if (depth == 0) {
+			*why = strerror(errno);
+			return -1;
+		}
 		char *what = xasprintf("cannot read the directory: %s", strerror(errno));
 		collection_note(c, dir, what);
 		free(what);
-		return;
+		return 0;
 	}
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
@@ -225,31 +273,55 @@ static void walk(struct collection *c, const char *dir, int depth)
 			/* lstat: symbolic links and special files are skipped: no cycles, no FIFOs */
 			if (lstat(path, &st) == 0) {
 				if (S_ISDIR(st.st_mode))
-					walk(c, path, depth + 1);
+					walk(c, path, depth + 1, why);
 				else if (S_ISREG(st.st_mode) && is_record(name))
-					collect_record(c, path);
+					collect_record(c, path, 0, why);
 				else if (S_ISREG(st.st_mode) && !ends_with(name, ".out"))
-					collect_log(c, path, 0);   /* .out: program output kept by stress */
+					collect_log(c, path, 0, why);   /* .out: program output kept by stress */
 			}
 			free(path);
 		}
 		free(names[i]);
 	}
 	free(names);
+	return 0;
 }
 
-int collect_path(struct collection *c, const char *path)
+int collect_check_path(const char *path, const char **why)
 {
 	struct stat st;
-	if (stat(path, &st) < 0)
+	if (stat(path, &st) < 0) {
+		*why = strerror(errno);
 		return -1;
-	if (S_ISDIR(st.st_mode))
-		walk(c, path, 0);
-	else if (is_record(path))
-		collect_record(c, path);
-	else
-		collect_log(c, path, 1);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (!d) {
+			*why = strerror(errno);
+			return -1;
+		}
+		closedir(d);
+		return 0;
+	}
+	int fd = log_file_open(path, 1, why);
+	if (fd < 0)
+		return -1;
+	close(fd);
 	return 0;
+}
+
+int collect_path(struct collection *c, const char *path, const char **why)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode))
+		return walk(c, path, 0, why);
+	if (is_record(path))
+		return collect_record(c, path, 1, why);
+	return collect_log(c, path, 1, why);
 }
 
 /* ---- finishing: symbolize, regroup, suppress ------------------------------ */

@@ -11,8 +11,6 @@
 #include "group.h"
 #include "runrec.h"
 
-/* Bytes read of one log: enough for hundreds of thousands of splats. */
-#define MAX_LOG_BYTES (64u << 20)
 /* How deep directories are walked. */
 #define MAX_WALK_DEPTH 16
 
@@ -43,9 +41,15 @@ struct collection {
 };
 
 void collection_init(struct collection *c);
-/* A log file, a run record, or a directory (walked). Returns 0, or -1 when
- * path cannot be read at all (the caller's usage error). */
-int collect_path(struct collection *c, const char *path);
+/* A log file, a run record, or a directory (walked), named on the command
+ * line. Returns 0, or -1 with *why when path itself cannot be read: missing,
+ * not permitted, or not a regular file or directory (a FIFO, a device, a
+ * socket: never opened, never read). Files in a walked directory that
+ * cannot be read get a note; special files there are skipped silently. */
+int collect_path(struct collection *c, const char *path, const char **why);
+/* Whether collect_path() can read path, without reading it: 0, or -1 with
+ * *why. Lets a command refuse a bad path before reading the good ones. */
+int collect_check_path(const char *path, const char **why);
 void collection_note(struct collection *c, const char *path, const char *what);
 
 struct collect_options {

@@ -52,6 +52,10 @@ static struct group *find(struct group_table *t, const char *key)
 
 static void add_occurrence(struct group *g, size_t run, int pid)
 {
+	/* The reports of one process come one after the other: one entry for
+	 * them all keeps memory bounded by processes, not by reports. */
+	if (g->nocc && g->occ[g->nocc - 1].run == run && g->occ[g->nocc - 1].pid == pid)
+		return;
 	grow(&g->occ, &g->occ_cap, g->nocc + 1, sizeof(*g->occ));
 	g->occ[g->nocc++] = (struct occurrence){ run, pid };
 }

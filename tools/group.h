@@ -19,7 +19,7 @@ struct group {
 	size_t rep_run;       /* and its run */
 	size_t order;         /* when it was first seen, for stable output */
 	size_t count;         /* reports */
-	struct occurrence *occ;
+	struct occurrence *occ;   /* where they occurred (repeats in a row kept once) */
 	size_t nocc, occ_cap;
 	size_t runs, processes;   /* distinct, set by group_table_finish() */
 	int suppressed;

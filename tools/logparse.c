@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 #include "logparse.h"
+#include "util.h"
 
 struct line {
 	const char *s;
@@ -80,12 +81,13 @@ static int could_start_a_title(const struct line *l)
 	return i == l->len || (i > 0 && l->s[i] == ':');
 }
 
-enum header { HEADER_NO, HEADER_YES, HEADER_CUT };
+enum header { HEADER_NO, HEADER_YES, HEADER_CUT, HEADER_MORE };
 
 /* Does a splat start at pos? HEADER_CUT: its first lines are there but the
- * buffer ends before the header is complete. *body is the offset after the
- * '-' rule. */
-static enum header header_at(const char *buf, size_t len, size_t pos, size_t *body)
+ * log ends before the header is complete; HEADER_MORE: the same when more
+ * input follows (not final): the answer needs it. *body is the offset
+ * after the '-' rule. */
+static enum header header_at(const char *buf, size_t len, size_t pos, int final, size_t *body)
 {
 	struct line l[4];
 	int have = 0;
@@ -112,6 +114,8 @@ static enum header header_at(const char *buf, size_t len, size_t pos, size_t *bo
 		*body = l[3].next;
 		return HEADER_YES;
 	}
+	if (!final)
+		return HEADER_MORE;
 	/* A rule alone at the very end is more likely the program's own output
 	 * than a report cut inside or right after its first line. */
 	if (have == 1)
@@ -149,24 +153,27 @@ static void emit_or_cut(const char *buf, size_t start, size_t end, size_t trace_
 {
 	if (end == trace_start) {
 		out->truncated++;
-		out->last_line_cut = 1;
 		return;
 	}
 	emit(buf, start, end, cb, ctx, out);
 }
 
-void log_scan(const char *buf, size_t len, const struct log_callbacks *cb, void *ctx,
-	      struct log_scan *out)
+size_t log_scan_part(const char *buf, size_t len, int final, const struct log_callbacks *cb, void *ctx,
+		     struct log_scan *out, int *in_report)
 {
-	memset(out, 0, sizeof(*out));
 	enum { OUTSIDE, BODY, TRACE } state = OUTSIDE;
 	size_t start = 0, end = 0;   /* the current splat */
 	size_t trace_start = 0;      /* its first frame */
 	size_t pos = 0;
 	struct line l;
+	*in_report = 0;
 	while (line_at(buf, len, pos, &l)) {
+		if (!final && !l.terminated)
+			goto more;   /* the rest of the line is still to come */
 		size_t body;
-		enum header h = header_at(buf, len, pos, &body);
+		enum header h = header_at(buf, len, pos, final, &body);
+		if (h == HEADER_MORE)
+			goto more;
 		if (h != HEADER_NO) {
 			if (state == TRACE)
 				emit(buf, start, end, cb, ctx, out);
@@ -174,8 +181,7 @@ void log_scan(const char *buf, size_t len, const struct log_callbacks *cb, void 
 				out->truncated++;
 			if (h == HEADER_CUT) {
 				out->truncated++;
-				out->last_line_cut = 1;
-				return;
+				return len;
 			}
 			state = BODY;
 			start = pos;
@@ -185,8 +191,7 @@ void log_scan(const char *buf, size_t len, const struct log_callbacks *cb, void 
 		if (state == BODY) {
 			if (!l.terminated) {
 				out->truncated++;
-				out->last_line_cut = 1;
-				return;
+				return len;
 			}
 			if (starts_with(&l, "SUMMARY: lockdep-rcu:")) {
 				out->truncated++;
@@ -206,8 +211,7 @@ void log_scan(const char *buf, size_t len, const struct log_callbacks *cb, void 
 					/* a frame cut short: the stack is incomplete, and
 					 * keying the splat on it would make a bogus group */
 					out->truncated++;
-					out->last_line_cut = 1;
-					return;
+					return len;
 				}
 				end = l.next;
 				pos = l.next;
@@ -226,21 +230,44 @@ void log_scan(const char *buf, size_t len, const struct log_callbacks *cb, void 
 		}
 		pos = l.next;
 	}
+	if (!final && state != OUTSIDE)
+		goto more;   /* more frames may follow */
 	if (state == TRACE)
 		emit_or_cut(buf, start, end, trace_start, cb, ctx, out);
 	else if (state == BODY)
 		out->truncated++;
+	return len;
+more:
+	/* Nothing from here on was passed on: the next call reads it again,
+	 * starting outside any splat. */
+	if (state != OUTSIDE) {
+		*in_report = 1;
+		return start;
+	}
+	return pos;
 }
 
-int log_looks_binary(const char *buf, size_t len)
+void text_sample_add(struct text_sample *s, const char *buf, size_t len)
 {
-	if (memchr(buf, 0, len))
-		return 1;
-	size_t n = len < 65536 ? len : 65536, control = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)buf[i];
-		if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r' && c != 0x1b) || c == 0x7f)
-			control++;
+	if (len > TEXT_SAMPLE_BYTES - s->bytes)
+		len = TEXT_SAMPLE_BYTES - s->bytes;
+	const unsigned char *b = (const unsigned char *)buf;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = b[i];
+		if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r' && c != 0x1b) || c == 0x7f) {
+			s->odd++;
+			i++;
+		} else {
+			/* a sequence cut by the end of buf counts as odd: rare enough */
+			size_t n = utf8_sequence(b + i, len - i);
+			s->odd += n == 0;
+			i += n ? n : 1;
+		}
 	}
-	return control * 8 > n;   /* more than one byte in eight */
+	s->bytes += len;
+}
+
+int text_sample_is_binary(const struct text_sample *s)
+{
+	return s->odd * 8 > s->bytes;
 }

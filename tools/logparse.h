@@ -35,15 +35,33 @@ struct log_scan {
 	size_t truncated;         /* splats cut short, skipped */
 	size_t summaries;         /* "SUMMARY: lockdep-rcu:" lines */
 	unsigned long suppressed; /* "N suppressed" counted in SUMMARY lines */
-	int last_line_cut;        /* the file ends inside a splat without a newline */
 };
 
-/* Scans buf[0..len) (need not be NUL-terminated). Linear in len. */
-void log_scan(const char *buf, size_t len, const struct log_callbacks *cb, void *ctx,
-	      struct log_scan *out);
+/* Scans buf[0..len) (need not be NUL-terminated), adding to the totals in
+ * *out (zero them before the first call). Linear in len.
+ *
+ * final: buf ends where the log ends. Otherwise more input follows, and the
+ * scan stops before what it cannot decide yet: a line without its newline,
+ * a report that may go on. It returns the offset of that point, and the
+ * caller scans again from there with the new input appended; *in_report
+ * says whether a report starts there (nothing of it was passed on yet).
+ * With final, it returns len. */
+size_t log_scan_part(const char *buf, size_t len, int final, const struct log_callbacks *cb, void *ctx,
+		     struct log_scan *out, int *in_report);
 
-/* Non-zero when buf holds a NUL byte or mostly control characters: not a
- * log (the tracer writes text only). */
-int log_looks_binary(const char *buf, size_t len);
+/* Whether a file is text at all, judged on a sample of its first bytes:
+ * the tracer writes text only. NUL bytes are left out of the sample by the
+ * caller: runs of them are garbage inside a log (logfile.h), not a sign of
+ * a binary file. */
+#define TEXT_SAMPLE_BYTES 65536
+struct text_sample {
+	size_t bytes;             /* sampled */
+	size_t odd;               /* control characters and invalid UTF-8 among them */
+};
+/* Adds buf[0..len) to the sample, up to TEXT_SAMPLE_BYTES in all. */
+void text_sample_add(struct text_sample *s, const char *buf, size_t len);
+/* Non-zero when more than one byte in eight of the sample is odd: random
+ * data, an executable, a core dump (even with text in them). */
+int text_sample_is_binary(const struct text_sample *s);
 
 #endif

@@ -234,10 +234,12 @@ void splat_site_render(const struct splat *s, struct strbuf *out)
 void splat_summary_render(const struct splat *s, struct strbuf *out)
 {
 	if (!strcmp(s->kind, "locks_held_at_exit") && s->nheld) {
-		sb_printf(out, "%s held, taken at ", s->held[0].lock);
-		frame_render(&s->held[0].frame, out);
+		/* the innermost lock: what the group is keyed on (splat_key.c) */
+		const struct held_line *h = &s->held[s->nheld - 1];
+		sb_printf(out, "%s held, taken at ", h->lock);
+		frame_render(&h->frame, out);
 		if (s->nheld > 1)
-			sb_printf(out, " (and %zu more)", s->nheld - 1);
+			sb_printf(out, " (the innermost of %zu locks held)", s->nheld);
 		return;
 	}
 	splat_site_render(s, out);

@@ -50,7 +50,7 @@ struct splat {
 	size_t nheld, held_cap;
 };
 
-/* Parses a splat as passed on by log_scan(). 0, or -1 when it is not one. */
+/* Parses a splat as passed on by log_scan_part(). 0, or -1 when it is not one. */
 int splat_parse(const char *text, size_t len, struct splat *s);
 void splat_free(struct splat *s);
 
@@ -68,7 +68,7 @@ void splat_render(const struct splat *s, struct strbuf *out);
 void splat_site_render(const struct splat *s, struct strbuf *out);
 /* One line saying where the bug is, for the report's list: the site line
  * (with the line after it when it ends with ':'), or for a thread that
- * ended holding locks, the first lock and where it was taken (its site
+ * ended holding locks, the innermost lock and where it was taken (its site
  * line only counts locks). */
 void splat_summary_render(const struct splat *s, struct strbuf *out);
 

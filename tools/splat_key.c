@@ -116,24 +116,27 @@ char *splat_key(const struct splat *s)
 {
 	struct strbuf key = { 0 };
 	normalize_text(s->title, &key);
+	if (!strcmp(s->kind, "locks_held_at_exit") && s->nheld) {
+		/* A thread that ends holding locks: the innermost lock and where
+		 * it was taken are the bug, as for the tracer, which reports a
+		 * thread end once per innermost acquisition site. The site line
+		 * only counts the locks, the outer ones depend on the path that
+		 * led there, and the stack on how the thread ended. */
+		const struct held_line *h = &s->held[s->nheld - 1];
+		/* "{mutex}", not the lock's name: without symbols the tracer
+		 * can only call it "(pthread_mutex_t)" */
+		const char *kind = strchr(h->lock, '{');
+		sb_puts(&key, "\nheld ");
+		normalize_text(kind ? kind : h->lock, &key);
+		sb_puts(&key, " at ");
+		frame_key(&h->frame, &key);
+		return sb_detach(&key);
+	}
 	sb_putc(&key, '\n');
 	site_key(s, &key);
 	for (size_t i = 0; i < s->ntrace && i < KEY_FRAMES; i++) {
 		sb_putc(&key, '\n');
 		frame_key(&s->trace[i], &key);
 	}
-	/* A thread that ends holding locks: its stack is start_thread, the
-	 * same for every thread; the locks and where they were taken are the
-	 * bug. */
-	if (!strcmp(s->kind, "locks_held_at_exit"))
-		for (size_t i = 0; i < s->nheld; i++) {
-			/* "{mutex}", not the lock's name: without symbols the tracer
-			 * can only call it "(pthread_mutex_t)" */
-			const char *kind = strchr(s->held[i].lock, '{');
-			sb_puts(&key, "\nheld ");
-			normalize_text(kind ? kind : s->held[i].lock, &key);
-			sb_puts(&key, " at ");
-			frame_key(&s->held[i].frame, &key);
-		}
 	return sb_detach(&key);
 }

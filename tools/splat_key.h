@@ -1,6 +1,8 @@
 /* When are two splats the same bug? Same title and same site frames,
  * whatever the addresses, pids and thread names: the key below is the splat
- * with everything run-specific taken out. Pure logic. */
+ * with everything run-specific taken out. A thread that ended holding
+ * locks is keyed on its innermost lock and where it was taken instead.
+ * Pure logic. */
 #ifndef LOCKDEP_RCU_SPLAT_KEY_H
 #define LOCKDEP_RCU_SPLAT_KEY_H
 

@@ -1,6 +1,6 @@
 /* Small programs for the lockdep-rcu command's tests: what its environment
- * holds, exit statuses, a crash, a hang, and processes that fork and exec
- * so that each one logs on its own. */
+ * holds, exit statuses, a crash, a hang, processes that fork and exec so
+ * that each one logs on its own, and threads that end holding locks. */
 #include "target.h"
 #include <signal.h>
 #include <sys/resource.h>
@@ -103,6 +103,57 @@ SCENARIO after_exec(void)
 	printf("after exec %d\n", read_unprotected_after_exec());
 }
 
+/* One bug, two ways it shows: a worker gives up on its error path with
+ * pthread_exit() while holding the cache lock it took in
+ * refill_cache_or_give_up(). Called with the table lock held, the thread
+ * ends holding two locks, otherwise one; the innermost lock, where the bug
+ * is, is the same. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((noinline)) static void refill_cache_or_give_up(void)
+{
+	pthread_mutex_lock(&cache_lock);
+	pthread_exit(NULL);   /* forgot pthread_mutex_unlock(&cache_lock) */
+}
+
+static void *cache_worker(void *under_table_lock)
+{
+	if (under_table_lock)
+		pthread_mutex_lock(&table_lock);
+	refill_cache_or_give_up();
+	return NULL;
+}
+
+/* Another bug: a worker that returns holding the table lock. */
+static void *table_worker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&table_lock);
+	return NULL;
+}
+
+static void join_worker(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, fn, arg);
+	pthread_join(t, NULL);
+}
+
+SCENARIO leak_cache(void)
+{
+	join_worker(cache_worker, NULL);
+}
+
+SCENARIO leak_cache_under_table(void)
+{
+	join_worker(cache_worker, (void *)1);
+}
+
+SCENARIO leak_table(void)
+{
+	join_worker(table_worker, NULL);
+}
+
 /* Only a child reports; the parent itself exits 0. */
 SCENARIO child_only(void)
 {
@@ -130,6 +181,9 @@ int main(int argc, char **argv)
 		{ "family", family },
 		{ "after-exec", after_exec },
 		{ "child-only", child_only },
+		{ "leak-cache", leak_cache },
+		{ "leak-cache-under-table", leak_cache_under_table },
+		{ "leak-table", leak_table },
 		{ NULL, NULL },
 	};
 	return run_scenario(argc, argv, scenarios);
