@@ -115,8 +115,8 @@ $(BUILD)/tests/symbolize_target_nopie: tests/unit/symbolize_target.c preload/sym
 # Pure logic of the tracer (no interposing symbols) and of the command,
 # under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
-UNIT_LOGIC := preload/options.c preload/suppressions.c tools/logparse.c tools/util.c
-$(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h tools/logparse.h tools/util.h
+UNIT_LOGIC := preload/options.c preload/suppressions.c preload/tracer_lock.c tools/logparse.c tools/util.c
+$(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h preload/tracer_lock.h preload/thread_state.h tools/logparse.h tools/util.h
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) -o $@ -lcriterion
 

@@ -1,0 +1,103 @@
+/* The tracer's internal lock (preload/tracer_lock.c): mutual exclusion
+ * under contention, refusal instead of self-deadlock when the holder (or a
+ * thread in the middle of taking it) asks again, the bounded wait, and the
+ * fork-child rules. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include "tracer_lock.h"
+
+/* The per-thread state the lock records its claims in. */
+__thread struct thread_state tracer_thread __attribute__((tls_model("initial-exec")));
+
+static struct tracer_lock lock = TRACER_LOCK_INITIALIZER(TRACER_LOCK_GRAPH, "test");
+static long counter;
+
+static void *contender(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 200000; i++) {
+		cr_assert(tracer_lock_acquire(&lock, thread_state()));
+		long v = counter;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		counter = v + 1;
+		tracer_lock_release(&lock);
+	}
+	return NULL;
+}
+
+Test(tracer_lock, excludes_under_contention)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, contender, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	cr_expect_eq(counter, 800000);
+	cr_expect_eq(thread_state()->internal_locks, 0u);
+}
+
+Test(tracer_lock, refuses_reentry_by_its_holder)
+{
+	struct thread_state *self = thread_state();
+	cr_assert(tracer_lock_acquire(&lock, self));
+	cr_expect(tracer_lock_held_by(&lock, self));
+	/* a signal handler on the same thread asks again: refused at once */
+	cr_expect_not(tracer_lock_acquire(&lock, self));
+	cr_expect_not(tracer_lock_try(&lock, self));
+	cr_expect_not(tracer_lock_acquire_timeout(&lock, self, 1000));
+	tracer_lock_release(&lock);
+	cr_expect_not(tracer_lock_held_by(&lock, self));
+	cr_expect(tracer_lock_acquire(&lock, self));
+	tracer_lock_release(&lock);
+}
+
+Test(tracer_lock, refuses_reentry_while_the_thread_is_still_taking_it)
+{
+	/* The claim bit is set before the atomic exchange: a handler that
+	 * interrupts between the two must not wait for the interrupted code. */
+	struct thread_state *self = thread_state();
+	self->internal_locks |= 1u << TRACER_LOCK_GRAPH;
+	cr_expect_not(tracer_lock_acquire(&lock, self));
+	self->internal_locks = 0;
+}
+
+static void *hold_for_a_while(void *arg)
+{
+	struct tracer_lock *l = arg;
+	cr_assert(tracer_lock_acquire(l, thread_state()));
+	struct timespec t = { 0, 300 * 1000000L };
+	nanosleep(&t, NULL);
+	tracer_lock_release(l);
+	return NULL;
+}
+
+Test(tracer_lock, bounded_wait_gives_up_then_succeeds)
+{
+	static struct tracer_lock other = TRACER_LOCK_INITIALIZER(TRACER_LOCK_DEPOT, "other");
+	pthread_t t;
+	pthread_create(&t, NULL, hold_for_a_while, &other);
+	struct timespec settle = { 0, 50 * 1000000L };
+	nanosleep(&settle, NULL);
+	cr_expect_not(tracer_lock_acquire_timeout(&other, thread_state(), 50), "held by the other thread");
+	cr_expect_eq(thread_state()->internal_locks, 0u, "a failed wait leaves no claim behind");
+	cr_expect(tracer_lock_acquire_timeout(&other, thread_state(), 5000));
+	tracer_lock_release(&other);
+	pthread_join(t, NULL);
+}
+
+Test(tracer_lock, fork_child_frees_what_a_vanished_thread_held)
+{
+	static struct tracer_lock l = TRACER_LOCK_INITIALIZER(TRACER_LOCK_CLASSES, "fork");
+	struct thread_state *self = thread_state();
+	/* held by a thread that does not exist in the child */
+	l.word = 1;
+	cr_expect_eq(tracer_lock_fork_child(&l, 0, self), 1, "the data may be half-updated");
+	cr_expect(tracer_lock_acquire(&l, self));
+	/* taken by prepare: released, data consistent */
+	cr_expect_eq(tracer_lock_fork_child(&l, 1, self), 0);
+	cr_expect(tracer_lock_acquire(&l, self));
+	/* held by the forking thread itself (fork in a signal handler): kept */
+	cr_expect_eq(tracer_lock_fork_child(&l, 0, self), 0);
+	cr_expect(tracer_lock_held_by(&l, self));
+	tracer_lock_release(&l);
+}
