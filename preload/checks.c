@@ -11,6 +11,7 @@
 #include "backtrace.h"
 #include "lock_classes.h"
 #include "lock_tracking.h"
+#include "thread_registry.h"
 #include <unistd.h>
 
 __thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("initial-exec")));
@@ -209,6 +210,8 @@ struct lock_event {
 	int held_index;
 	unsigned long size;
 	enum held_kind kind;
+	int holder_tid;           /* bad unlock: the thread holding it, or 0 */
+	uintptr_t holder_ip;      /* where that thread took it */
 };
 
 static void print_bad_unlock_body(struct thread_state *ts, void *arg)
@@ -218,19 +221,35 @@ static void print_bad_unlock_body(struct thread_state *ts, void *arg)
 	report_lock_name(e->lock, e->lock ? lock_class_peek(e->lock) : 0, e->type_name, name, sizeof(name));
 	report_printf("%s is trying to release lock (%s) at:\n", report_task_name(), name);
 	report_symbolized_ip(e->ip);
-	report_printf("\nbut there are no more locks to release!\n");
+	if (e->holder_tid) {
+		char comm[32];
+		report_thread_comm(e->holder_tid, comm, sizeof(comm));
+		report_printf("\nbut the lock is held by another thread, %s/%d, which took it at:\n",
+			      comm, e->holder_tid);
+		report_symbolized_ip(e->holder_ip);
+		report_printf("\n\nA lock released by a thread that does not hold it (a mutex used as a\n"
+			      "semaphore) is undefined behaviour for POSIX; glibc lets a normal mutex go.\n"
+			      "The lock no longer counts as held by %s/%d.\n", comm, e->holder_tid);
+	} else {
+		report_printf("\nbut there are no more locks to release!\n");
+	}
 	report_printf("\nother info that might help us debug this:\n");
 	report_held_locks(ts);
 	report_backtrace();
 }
 
+static void print_bad_unlock(struct thread_state *ts, struct lock_event *e)
+{
+	if (!report_site_once(REPORT_BAD_UNLOCK, e->ip))
+		return;
+	report_emit(ts, REPORT_BAD_UNLOCK, e->ip, "WARNING: bad unlock balance detected!", print_bad_unlock_body, e);
+}
+
 void print_bad_unlock_balance(struct thread_state *ts, uintptr_t ip, const void *lock,
 			      const char *lock_name)
 {
-	if (!report_site_once(REPORT_BAD_UNLOCK, ip))
-		return;
 	struct lock_event e = { .ip = ip, .lock = lock, .type_name = lock_name };
-	report_emit(ts, REPORT_BAD_UNLOCK, ip, "WARNING: bad unlock balance detected!", print_bad_unlock_body, &e);
+	print_bad_unlock(ts, &e);
 }
 
 /* Whether this thread owns the lock as the C library records it (for the
@@ -245,6 +264,56 @@ static int owned_per_libc(const void *lock, unsigned kind_mask)
 	return -1;   /* unknown */
 }
 
+/* A release by another thread that the C library carries out (it refuses
+ * it for error-checking, recursive and robust mutexes: EPERM). */
+static int foreign_release_succeeds(const void *lock, unsigned kind_mask)
+{
+	if (!(kind_mask & KIND_BIT(HELD_MUTEX)))
+		return 1;
+	const pthread_mutex_t *m = lock;
+	int kind = m->__data.__kind;
+	return !(kind & 0x10) && ((kind & 3) == PTHREAD_MUTEX_NORMAL || (kind & 3) == PTHREAD_MUTEX_ADAPTIVE_NP);
+}
+
+struct holder_search {
+	const void *lock;
+	unsigned kind_mask;
+	int post;              /* the release will happen: drop it from the holder */
+	int tid;
+	uintptr_t ip;
+};
+
+/* Posts the release to the holder's mailbox before the real unlock, so
+ * the holder drops its entry before it can take the lock again. */
+static void post_foreign_release(struct thread_state *holder, const void *lock)
+{
+	int pending = 2;
+	for (unsigned s = 0; s < sizeof(holder->foreign_released) / sizeof(holder->foreign_released[0]); s++) {
+		const void *expected = NULL;
+		if (__atomic_compare_exchange_n(&holder->foreign_released[s], &expected, lock, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			pending = 1;
+			break;
+		}
+	}
+	int old = __atomic_load_n(&holder->foreign_pending, __ATOMIC_RELAXED);
+	if (old < pending)
+		__atomic_store_n(&holder->foreign_pending, pending, __ATOMIC_RELEASE);
+}
+
+static int holds_lock(struct thread_state *other, void *arg)
+{
+	struct holder_search *s = arg;
+	int i = held_lock_find(other, s->lock, s->kind_mask);
+	if (i < 0)
+		return 0;
+	s->tid = other->tid;
+	s->ip = other->held[i].acquire_ip;
+	if (s->post)
+		post_foreign_release(other, s->lock);
+	return 1;
+}
+
 void lock_release_unheld(struct thread_state *ts, const void *lock, unsigned kind_mask, uintptr_t ip,
 			 const char *type_name)
 {
@@ -257,7 +326,13 @@ void lock_release_unheld(struct thread_state *ts, const void *lock, unsigned kin
 			return;
 		}
 	}
-	print_bad_unlock_balance(ts, ip, lock, type_name);
+	struct holder_search s = { lock, kind_mask, foreign_release_succeeds(lock, kind_mask), 0, 0 };
+	tracer_enter(ts);
+	thread_registry_find(ts, holds_lock, &s);
+	tracer_leave(ts);
+	struct lock_event e = { .ip = ip, .lock = lock, .type_name = type_name, .holder_tid = s.tid,
+				.holder_ip = s.ip };
+	print_bad_unlock(ts, &e);
 }
 
 static const char *lock_type_name(enum held_kind kind)

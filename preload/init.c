@@ -11,12 +11,14 @@
 #include "options.h"
 #include "report.h"
 #include "backtrace.h"
+#include "thread_registry.h"
 
 void tracer_register_fork_handlers(void);
 
 __attribute__((constructor)) static void tracer_init(void)
 {
 	tracer_register_fork_handlers();
+	thread_registry_add(thread_state());
 	options_init();
 	log_output_open_early();
 	backtrace_warm_up();

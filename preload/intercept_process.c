@@ -15,12 +15,14 @@
 #include "real_functions.h"
 #include "report.h"
 #include "stack_depot.h"
+#include "thread_registry.h"
 
 /* ---- fork ------------------------------------------------------------------
  * Lock order (outermost first; never taken in another order anywhere):
  *   report lock, report-sites lock  (report.c)
  *   lock graph, lock classes        (lock_graph.c, lock_classes.c)
  *   stack depot                     (stack_depot.c)
+ *   thread registry                 (thread_registry.c)
  * The handlers are registered first thing in the constructor, so our
  * prepare runs after the program's own (theirs may take locks, which we
  * track) and our child handler before theirs (which may release them). */
@@ -31,10 +33,12 @@ static void fork_prepare(void)
 	report_fork_prepare(ts);
 	lock_graph_fork_prepare(ts);
 	stack_depot_fork_prepare(ts);
+	thread_registry_fork_prepare(ts);
 }
 
 static void fork_parent(void)
 {
+	thread_registry_fork_parent();
 	stack_depot_fork_parent();
 	lock_graph_fork_parent();
 	report_fork_parent();
@@ -53,6 +57,7 @@ static void mark_held_locks_inherited(struct thread_state *ts)
 static void fork_child(void)
 {
 	struct thread_state *ts = thread_state();
+	thread_registry_fork_child(ts);
 	stack_depot_fork_child(ts);
 	lock_graph_fork_child(ts);
 	report_fork_child(ts);

@@ -8,6 +8,7 @@
 #include "lock_tracking.h"
 #include "real_functions.h"
 #include "report.h"
+#include "thread_registry.h"
 
 INTERPOSE(pthread_create);
 INTERPOSE(pthread_exit);
@@ -41,6 +42,7 @@ static void registration_check_at_key_destruction(void *value)
 		return;
 	}
 	check_registered_at_thread_end(ts);
+	thread_registry_remove(ts);
 }
 
 static void create_thread_end_key(void)
@@ -56,6 +58,8 @@ static void thread_ends(void *unused)
 	if (ts->thread_ended)
 		return;
 	ts->thread_ended = 1;
+	if (ts->foreign_pending)
+		foreign_releases_apply(ts);
 	check_locks_held_at_thread_end(ts);
 }
 
@@ -64,6 +68,7 @@ static void *thread_trampoline(void *p)
 	struct thread_start start = *(struct thread_start *)p;
 	free(p);
 	struct thread_state *ts = thread_state();
+	thread_registry_add(ts);
 	/* The lowest usable address: what the tracer's stack capture must stay
 	 * above (glibc puts the thread's TLS and descriptor at the top of the
 	 * block, so measuring down from here is conservative). */

@@ -66,6 +66,8 @@ static inline uint32_t lock_before_blocking(struct thread_state *ts, const void 
 	perturb_point(ts);
 	if (likely(!thread_holds_anything(ts) && !ts->next_subclass))
 		return 0;
+	if (unlikely(ts->foreign_pending))
+		foreign_releases_apply(ts);   /* before the recursion check */
 	unsigned mask;
 	switch (kind) {
 	case HELD_RWLOCK_WRITE:   /* write behind our own read blocks; write
@@ -169,6 +171,14 @@ static inline void lock_initialized(const void *lock, int ret, uintptr_t ip)
 	struct thread_state *ts = thread_state();
 	if (ret != 0 || ts->in_tracer)
 		return;
+	/* Initializing a lock this thread holds releases it (jemalloc's fork
+	 * child handler re-initializes the arena mutexes its prepare handler
+	 * locked): no report, and nothing left held. */
+	if (unlikely(ts->nr_locks)) {
+		int i = held_lock_find(ts, lock, KIND_ANY_LOCK);
+		if (i >= 0)
+			held_lock_remove(ts, i);
+	}
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	if ((uintptr_t)lock >= sp && (uintptr_t)lock - sp < (1u << 20))
 		lock_class_untrack_instance(lock);

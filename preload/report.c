@@ -3,6 +3,7 @@
  * wrappers let our own calls through untouched. Nothing here allocates. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -257,6 +258,28 @@ const char *report_task_name(void)
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
 	snprintf(name, sizeof(name), "%s/%d", comm, (int)gettid());
 	return name;
+}
+
+void report_thread_comm(int tid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	buf[0] = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	buf[n] = 0;
+	char *nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;
 }
 
 static void report_rule(char c, size_t len)

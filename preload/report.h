@@ -68,6 +68,8 @@ void report_backtrace_frames(const uintptr_t *frames, size_t nr_frames);
 
 /* "comm/tid" of the calling thread. */
 const char *report_task_name(void);
+/* The comm of another thread of this process. */
+void report_thread_comm(int tid, char *buf, size_t size);
 
 /* Writes bytes to the report destination now (option errors, limits). */
 void report_raw_write(const char *buf, size_t len);

@@ -77,6 +77,13 @@ struct thread_state {
 	int thread_ended;       /* the thread-end checks already ran */
 	uint32_t internal_locks; /* tracer_lock.h: the internal locks this thread
 				    holds or is taking, a bit each */
+	int tid;                /* set when the thread is listed */
+	int listed;             /* in thread_registry.c */
+	/* Locks this thread holds that another thread released (a mutex used
+	 * as a semaphore): posted by the releasing thread, dropped from held[]
+	 * by this thread at its next acquisition or at its end. */
+	int foreign_pending;    /* 1: see foreign_released; 2: it overflowed */
+	const void *foreign_released[8];
 	unsigned next_subclass; /* nesting annotation for the next acquisition */
 	uint64_t perturb_state; /* perturb=1: this thread's random stream */
 	uintptr_t stack_limit;  /* lowest usable stack address, 0 if unknown */
@@ -133,6 +140,9 @@ static inline enum rcu_flavor held_underlying(const struct held_lock *h)
  * once. Out of line: it never happens in a healthy program. */
 void held_lock_overflow(struct thread_state *ts, const void *lock, uintptr_t ip);
 
+/* Another thread released locks this thread holds: drop them. */
+void foreign_releases_apply(struct thread_state *ts);
+
 /* Records an acquisition. Returns the entry, or NULL when held[] is full.
  * Inline: every lock wrapper does this, and a call would cost as much as
  * the work. */
@@ -140,6 +150,8 @@ static inline struct held_lock *held_lock_push(struct thread_state *ts, const vo
 					       enum held_kind kind, uintptr_t ip,
 					       uint32_t class_id, uint8_t attr)
 {
+	if (__builtin_expect(ts->foreign_pending, 0))
+		foreign_releases_apply(ts);
 	unsigned d = ts->depth;
 	if (__builtin_expect(d >= MAX_LOCK_DEPTH, 0)) {
 		held_lock_overflow(ts, lock, ip);

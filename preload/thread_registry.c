@@ -1,0 +1,82 @@
+/* A fixed array of slots; registration and removal take the registry
+ * lock, which is a leaf (nothing else is taken under it). */
+#define _GNU_SOURCE
+#include <unistd.h>
+#include "thread_registry.h"
+#include "report.h"
+#include "tracer_lock.h"
+
+static struct thread_state *threads[MAX_REGISTERED_THREADS];
+static unsigned nr_slots;   /* slots in use are below this */
+static struct tracer_lock registry = TRACER_LOCK_INITIALIZER(TRACER_LOCK_THREADS, "threads");
+
+void thread_registry_add(struct thread_state *ts)
+{
+	ts->tid = gettid();
+	if (!tracer_lock_acquire(&registry, ts))
+		return;
+	unsigned i;
+	for (i = 0; i < nr_slots && threads[i]; i++)
+		;
+	if (i < MAX_REGISTERED_THREADS) {
+		threads[i] = ts;
+		if (i == nr_slots)
+			nr_slots++;
+		ts->listed = 1;
+	}
+	tracer_lock_release(&registry);
+	if (!ts->listed)
+		report_limit_once("MAX_REGISTERED_THREADS too low!",
+				  "some threads are not listed: a lock they hold is not found when another thread releases it");
+}
+
+void thread_registry_remove(struct thread_state *ts)
+{
+	if (!ts->listed || !tracer_lock_acquire(&registry, ts))
+		return;
+	for (unsigned i = 0; i < nr_slots; i++)
+		if (threads[i] == ts) {
+			threads[i] = 0;
+			break;
+		}
+	while (nr_slots && !threads[nr_slots - 1])
+		nr_slots--;
+	ts->listed = 0;
+	tracer_lock_release(&registry);
+}
+
+int thread_registry_find(struct thread_state *self,
+			 int (*fn)(struct thread_state *other, void *arg), void *arg)
+{
+	if (!tracer_lock_acquire(&registry, self))
+		return -1;
+	int ret = 0;
+	for (unsigned i = 0; i < nr_slots && !ret; i++)
+		if (threads[i] && threads[i] != self)
+			ret = fn(threads[i], arg);
+	tracer_lock_release(&registry);
+	return ret;
+}
+
+static int taken_for_fork;
+
+void thread_registry_fork_prepare(struct thread_state *self)
+{
+	taken_for_fork = tracer_lock_fork_prepare(&registry, self);
+}
+
+void thread_registry_fork_parent(void)
+{
+	tracer_lock_fork_parent(&registry, taken_for_fork);
+}
+
+/* The child has one thread: the one that forked. */
+void thread_registry_fork_child(struct thread_state *self)
+{
+	tracer_lock_fork_child(&registry, taken_for_fork, self);
+	for (unsigned i = 0; i < nr_slots; i++)
+		threads[i] = 0;
+	nr_slots = 0;
+	self->listed = 0;
+	thread_registry_add(self);
+}

@@ -1,0 +1,239 @@
+/* Idioms of real programs that are correct but look like lock bugs
+ * (each seen in a real program), beside the bugs they must not hide:
+ * fork children, cleanup handlers, recursive descent, allocators' atfork
+ * handlers, re-initialized locks, mutexes used as semaphores, and the
+ * held-lock depth limit. */
+#include "target.h"
+#include <sys/wait.h>
+#include <unistd.h>
+
+static pthread_mutex_t worker_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t never_locked = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- fork: the child inherits what the forking thread held ---------------- */
+
+static int child_status(pid_t pid)
+{
+	int status;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* lttng's run-as worker: forked while worker_lock is held; the child
+ * serves and returns from main, or its main thread calls pthread_exit(). */
+SCENARIO ok_fork_child_inherits(void)
+{
+	pthread_mutex_lock(&worker_lock);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		printf("child serves\n");
+		exit(3);
+	}
+	printf("child exit %d\n", child_status(pid));
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		pthread_exit(NULL);   /* the child's last thread ends: status 0 */
+	printf("child pthread_exit %d\n", child_status(pid));
+	pthread_mutex_unlock(&worker_lock);
+}
+
+/* ---- pthread_exit with a cleanup handler that unlocks ---------------------- */
+
+static void unlock_cleanup(void *m)
+{
+	pthread_mutex_unlock(m);
+}
+
+static void *exits_with_cleanup(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&worker_lock);
+	pthread_cleanup_push(unlock_cleanup, &worker_lock);
+	pthread_exit(NULL);
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+SCENARIO ok_cleanup_handler_unlocks(void)
+{
+	in_thread(exits_with_cleanup);
+	printf("done\n");
+}
+
+/* ---- recursive mutexes ---------------------------------------------------- */
+
+static pthread_mutex_t tree_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static pthread_mutex_t leaf_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void descend(int depth)
+{
+	pthread_mutex_lock(&tree_lock);
+	if (depth > 0) {
+		descend(depth - 1);
+	} else {
+		pthread_mutex_lock(&leaf_lock);   /* something taken at the bottom */
+		pthread_mutex_unlock(&leaf_lock);
+	}
+	pthread_mutex_unlock(&tree_lock);
+}
+
+SCENARIO ok_recursive_descent(void)
+{
+	descend(60);
+	printf("done\n");
+}
+
+/* One unlock more than locks: glibc says EPERM, and it is a bug. */
+SCENARIO bug_recursive_extra_unlock(void)
+{
+	pthread_mutex_lock(&tree_lock);
+	pthread_mutex_lock(&tree_lock);
+	pthread_mutex_unlock(&tree_lock);
+	pthread_mutex_unlock(&tree_lock);
+	printf("site %d\n", __LINE__ + 1);
+	int ret = pthread_mutex_unlock(&tree_lock);
+	printf("extra unlock %d\n", ret);
+}
+
+/* ---- an allocator's atfork handlers take all its arena locks --------------- */
+
+#define NR_ARENAS 44
+static pthread_mutex_t arenas[NR_ARENAS];
+
+static void arenas_prepare(void)
+{
+	for (int i = 0; i < NR_ARENAS; i++)
+		pthread_mutex_lock(&arenas[i]);
+}
+
+static void arenas_parent(void)
+{
+	for (int i = NR_ARENAS - 1; i >= 0; i--)
+		pthread_mutex_unlock(&arenas[i]);
+}
+
+/* jemalloc's child handler re-initializes instead of unlocking. */
+static void arenas_child(void)
+{
+	for (int i = 0; i < NR_ARENAS; i++)
+		pthread_mutex_init(&arenas[i], NULL);
+}
+
+SCENARIO ok_allocator_atfork(void)
+{
+	for (int i = 0; i < NR_ARENAS; i++)
+		pthread_mutex_init(&arenas[i], NULL);
+	pthread_atfork(arenas_prepare, arenas_parent, arenas_child);
+	for (int round = 0; round < 3; round++) {
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			/* the child uses an arena, and ends a thread of its own */
+			pthread_mutex_lock(&arenas[0]);
+			pthread_mutex_unlock(&arenas[0]);
+			in_thread(exits_with_cleanup);
+			exit(0);
+		}
+		printf("child %d\n", child_status(pid));
+	}
+}
+
+/* Re-initializing a lock this thread holds releases it. */
+static void *reinits_held_lock(void *arg)
+{
+	(void)arg;
+	static pthread_mutex_t m;
+	pthread_mutex_init(&m, NULL);
+	pthread_mutex_lock(&m);
+	pthread_mutex_init(&m, NULL);
+	return NULL;
+}
+
+SCENARIO ok_reinit_held_lock(void)
+{
+	in_thread(reinits_held_lock);
+	printf("done\n");
+}
+
+/* ---- the depth limit -------------------------------------------------------- */
+
+#define DEEP 52
+static pthread_mutex_t chain[DEEP];
+
+/* 52 distinct locks nested: past MAX_LOCK_DEPTH. One notice, every
+ * release accounted for, and a genuine bad unlock afterwards still seen. */
+SCENARIO bug_deeper_than_the_limit(void)
+{
+	for (int i = 0; i < DEEP; i++)
+		pthread_mutex_init(&chain[i], NULL);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < DEEP; i++)
+			pthread_mutex_lock(&chain[i]);
+		for (int i = DEEP - 1; i >= 0; i--)
+			pthread_mutex_unlock(&chain[i]);
+	}
+	printf("site %d\n", __LINE__ + 1);
+	pthread_mutex_unlock(&never_locked);
+	printf("done\n");
+}
+
+/* ---- a mutex used as a semaphore (xfs_repair's buffer lock) ----------------- */
+
+static pthread_mutex_t buffer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t handoff = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t handoff_cond = PTHREAD_COND_INITIALIZER;
+static int buffer_taken;   /* 1: the reader took buffer_lock for the writer to release */
+
+static void *buffer_reader(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 100; i++) {
+		pthread_mutex_lock(&buffer_lock);   /* taken here, released by the writer */
+		pthread_mutex_lock(&handoff);
+		buffer_taken = 1;
+		pthread_cond_broadcast(&handoff_cond);
+		while (buffer_taken)
+			pthread_cond_wait(&handoff_cond, &handoff);
+		pthread_mutex_unlock(&handoff);
+	}
+	return NULL;
+}
+
+SCENARIO bug_mutex_as_semaphore(void)
+{
+	pthread_t reader;
+	pthread_create(&reader, NULL, buffer_reader, NULL);
+	printf("site %d\n", __LINE__ + 6);
+	for (int i = 0; i < 100; i++) {
+		pthread_mutex_lock(&handoff);
+		while (!buffer_taken)
+			pthread_cond_wait(&handoff_cond, &handoff);
+		pthread_mutex_unlock(&handoff);
+		pthread_mutex_unlock(&buffer_lock);   /* the release by another thread */
+		pthread_mutex_lock(&handoff);
+		buffer_taken = 0;
+		pthread_cond_broadcast(&handoff_cond);
+		pthread_mutex_unlock(&handoff);
+	}
+	pthread_join(reader, NULL);
+	printf("done\n");
+}
+
+static const struct scenario scenarios[] = {
+	{ "ok-fork-child-inherits", ok_fork_child_inherits },
+	{ "ok-cleanup-handler-unlocks", ok_cleanup_handler_unlocks },
+	{ "ok-recursive-descent", ok_recursive_descent },
+	{ "bug-recursive-extra-unlock", bug_recursive_extra_unlock },
+	{ "ok-allocator-atfork", ok_allocator_atfork },
+	{ "ok-reinit-held-lock", ok_reinit_held_lock },
+	{ "bug-deeper-than-the-limit", bug_deeper_than_the_limit },
+	{ "bug-mutex-as-semaphore", bug_mutex_as_semaphore },
+	{ NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	return run_scenario(argc, argv, scenarios);
+}
