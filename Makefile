@@ -46,6 +46,11 @@ SUITE_SRCS := $(wildcard tests/*.c)
 SUITE := $(BUILD)/tests/suite
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 UNIT := $(BUILD)/tests/unit
+# The symbolizer: its own ELF, DWARF and zlib readers, no libdw, no malloc.
+SYMBOLIZE_SRCS := preload/symbolize.c preload/module_list.c preload/debug_file.c \
+	preload/elf_image.c preload/symbol_table.c preload/dwarf_line.c preload/dwarf_form.c \
+	preload/dwarf_comp_dir.c preload/inflate.c preload/tracer_arena.c preload/tracer_sort.c
+SYMBOLIZE_HDRS := $(SYMBOLIZE_SRCS:.c=.h) preload/byte_reader.h preload/dwarf_constants.h
 SYMBOLIZE_TARGETS := $(BUILD)/tests/symbolize_target_pie $(BUILD)/tests/symbolize_target_nopie
 
 .PHONY: all test bench demo install clean
@@ -87,18 +92,20 @@ $(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) -o $@ -lcriterion
 
-$(BUILD)/tests/symbolize_target_pie: tests/unit/symbolize_target.c preload/symbolize.c preload/symbolize.h
+$(BUILD)/tests/symbolize_target_pie: tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) -O0 -g $(WARN) -fpie -pie -Ipreload tests/unit/symbolize_target.c preload/symbolize.c -o $@ -ldl
-$(BUILD)/tests/symbolize_target_nopie: tests/unit/symbolize_target.c preload/symbolize.c preload/symbolize.h
+	$(CC) -O0 -g $(WARN) -fpie -pie -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) -o $@
+$(BUILD)/tests/symbolize_target_nopie: tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) -O0 -g $(WARN) -fno-pie -no-pie -Ipreload tests/unit/symbolize_target.c preload/symbolize.c -o $@ -ldl
+	$(CC) -O0 -g $(WARN) -fno-pie -no-pie -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) -o $@
 
 # Pure logic of the tracer (no interposing symbols), under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
-$(UNIT): $(UNIT_SRCS) preload/options.c preload/options.h preload/suppressions.c preload/suppressions.h
+$(UNIT): $(UNIT_SRCS) preload/options.c preload/options.h preload/suppressions.c preload/suppressions.h \
+		$(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) preload/options.c preload/suppressions.c -o $@ -lcriterion
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) preload/options.c preload/suppressions.c \
+		$(SYMBOLIZE_SRCS) -o $@ -lcriterion
 
 TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
 
