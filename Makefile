@@ -125,8 +125,13 @@ $(BUILD)/bench/rcu_read_heavy: tests/bench/rcu_read_heavy.c
 	@mkdir -p $(@D)
 	$(CC) -O2 $(WARN) -pthread $< -o $@ -lurcu-memb -lurcu-common
 
-bench: $(PRELOAD) $(BUILD)/bench/lock_heavy $(BUILD)/bench/rcu_read_heavy
+$(BUILD)/bench/symbolize_bench: tests/bench/symbolize_bench.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@
+
+bench: $(PRELOAD) $(BUILD)/bench/lock_heavy $(BUILD)/bench/rcu_read_heavy $(BUILD)/bench/symbolize_bench
 	tests/bench/run-bench.sh --preload $(PRELOAD) $(BUILD)
+	$(BUILD)/bench/symbolize_bench
 
 demo: $(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
 	@echo "== running a buggy liburcu program under LD_PRELOAD=$(PRELOAD)"
