@@ -51,7 +51,11 @@ SYMBOLIZE_SRCS := preload/symbolize.c preload/module_list.c preload/debug_file.c
 	preload/elf_image.c preload/symbol_table.c preload/dwarf_line.c preload/dwarf_form.c \
 	preload/dwarf_comp_dir.c preload/inflate.c preload/tracer_arena.c preload/tracer_sort.c
 SYMBOLIZE_HDRS := $(SYMBOLIZE_SRCS:.c=.h) preload/byte_reader.h preload/dwarf_constants.h
-SYMBOLIZE_TARGETS := $(BUILD)/tests/symbolize_target_pie $(BUILD)/tests/symbolize_target_nopie
+# The symbolizer's test program in every build it must read: PIE and -no-pie,
+# DWARF 4 and 3 line tables, stripped, and split into a debuglink file with
+# zlib-compressed sections; plus two libraries it dlopen()s.
+SYMBOLIZE_TARGETS := $(addprefix $(BUILD)/tests/symbolize_target_,pie nopie dwarf4 dwarf3 \
+	stripped debuglink) $(BUILD)/tests/libsymbolize_plugin_a.so $(BUILD)/tests/libsymbolize_plugin_b.so
 
 .PHONY: all test bench demo install clean
 all: $(PRELOAD) $(TOOL)
@@ -92,12 +96,37 @@ $(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) -o $@ -lcriterion
 
-$(BUILD)/tests/symbolize_target_pie: tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
+SYMBOLIZE_TARGET_DEPS := tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
+SYMBOLIZE_TARGET_BUILD = $(CC) -O0 $(WARN) -pthread -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS)
+$(BUILD)/tests/symbolize_target_pie: $(SYMBOLIZE_TARGET_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O0 -g $(WARN) -fpie -pie -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) -o $@
-$(BUILD)/tests/symbolize_target_nopie: tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
+	$(SYMBOLIZE_TARGET_BUILD) -g -fpie -pie -o $@
+$(BUILD)/tests/symbolize_target_nopie: $(SYMBOLIZE_TARGET_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O0 -g $(WARN) -fno-pie -no-pie -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) -o $@
+	$(SYMBOLIZE_TARGET_BUILD) -g -fno-pie -no-pie -o $@
+$(BUILD)/tests/symbolize_target_dwarf4: $(SYMBOLIZE_TARGET_DEPS)
+	@mkdir -p $(@D)
+	$(SYMBOLIZE_TARGET_BUILD) -gdwarf-4 -fpie -pie -o $@
+# gcc 12 writes line table version 3 for -gdwarf-2
+$(BUILD)/tests/symbolize_target_dwarf3: $(SYMBOLIZE_TARGET_DEPS)
+	@mkdir -p $(@D)
+	$(SYMBOLIZE_TARGET_BUILD) -gdwarf-2 -fpie -pie -o $@
+# .dynsym only: -rdynamic exports main and global_stats, not the static functions
+$(BUILD)/tests/symbolize_target_stripped: $(SYMBOLIZE_TARGET_DEPS)
+	@mkdir -p $(@D)
+	$(SYMBOLIZE_TARGET_BUILD) -g -fpie -pie -rdynamic -o $@
+	strip --strip-all $@
+# No build-id, so the debuglink's CRC identifies the debug file; its DWARF is
+# zlib-compressed (SHF_COMPRESSED), as in Debian's debug packages.
+$(BUILD)/tests/symbolize_target_debuglink: $(SYMBOLIZE_TARGET_DEPS)
+	@mkdir -p $(@D)
+	$(SYMBOLIZE_TARGET_BUILD) -g -fpie -pie -Wl,--build-id=none -o $@
+	objcopy --only-keep-debug --compress-debug-sections=zlib $@ $@.debug
+	strip --strip-all $@
+	cd $(@D) && objcopy --add-gnu-debuglink=$(@F).debug $(@F)
+$(BUILD)/tests/libsymbolize_plugin_%.so: tests/unit/symbolize_plugin.c
+	@mkdir -p $(@D)
+	$(CC) -O0 -g $(WARN) -fPIC -shared -DPLUGIN=$* $< -o $@
 
 # Pure logic of the tracer (no interposing symbols), under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
