@@ -76,7 +76,8 @@ size_t symbolize_function(uintptr_t pc, char *buf, size_t size);
 int symbolize_source(uintptr_t addr, char *file, size_t size, int *line);
 
 /* Start address of the function symbol enclosing the return address pc
- * (looked up at pc - 1), 0 when no function symbol encloses it. */
+ * (looked up at pc - 1; a code symbol: STT_FUNC, STT_GNU_IFUNC, or an untyped
+ * assembly label), 0 when none encloses it (no symbol, or a data object). */
 uintptr_t symbolize_function_start(uintptr_t pc);
 
 /* The full path of the loaded object containing addr and the ELF file address
