@@ -63,7 +63,16 @@ SUITE_SRCS := $(wildcard tests/*.c)
 SUITE := $(BUILD)/tests/suite
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 UNIT := $(BUILD)/tests/unit
-SYMBOLIZE_TARGETS := $(BUILD)/tests/symbolize_target_pie $(BUILD)/tests/symbolize_target_nopie
+# The symbolizer: its own ELF, DWARF and zlib readers, no libdw, no malloc.
+SYMBOLIZE_SRCS := preload/symbolize.c preload/module_list.c preload/debug_file.c \
+	preload/elf_image.c preload/symbol_table.c preload/dwarf_line.c preload/dwarf_form.c \
+	preload/dwarf_comp_dir.c preload/inflate.c preload/tracer_arena.c preload/tracer_sort.c
+SYMBOLIZE_HDRS := $(SYMBOLIZE_SRCS:.c=.h) preload/byte_reader.h preload/dwarf_constants.h
+# The symbolizer's test program in every build it must read: PIE and -no-pie,
+# DWARF 4 and 3 line tables, stripped, and split into a debuglink file with
+# zlib-compressed sections; plus two libraries it dlopen()s.
+SYMBOLIZE_TARGETS := $(addprefix $(BUILD)/tests/symbolize_target_,pie nopie dwarf4 dwarf3 \
+	stripped debuglink) $(BUILD)/tests/libsymbolize_plugin_a.so $(BUILD)/tests/libsymbolize_plugin_b.so
 
 .PHONY: all test bench demo install clean
 all: $(PRELOAD) $(TOOL)
@@ -105,20 +114,46 @@ $(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) -o $@ -lcriterion
 
-$(BUILD)/tests/symbolize_target_pie: tests/unit/symbolize_target.c preload/symbolize.c preload/symbolize.h
+SYMBOLIZE_TARGET_DEPS := tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
+SYMBOLIZE_TARGET_BUILD = $(CC) -O0 $(WARN) -pthread -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS)
+$(BUILD)/tests/symbolize_target_pie: $(SYMBOLIZE_TARGET_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O0 -g $(WARN) -fpie -pie -Ipreload tests/unit/symbolize_target.c preload/symbolize.c -o $@ -ldl
-$(BUILD)/tests/symbolize_target_nopie: tests/unit/symbolize_target.c preload/symbolize.c preload/symbolize.h
+	$(SYMBOLIZE_TARGET_BUILD) -g -fpie -pie -o $@
+$(BUILD)/tests/symbolize_target_nopie: $(SYMBOLIZE_TARGET_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O0 -g $(WARN) -fno-pie -no-pie -Ipreload tests/unit/symbolize_target.c preload/symbolize.c -o $@ -ldl
+	$(SYMBOLIZE_TARGET_BUILD) -g -fno-pie -no-pie -o $@
+$(BUILD)/tests/symbolize_target_dwarf4: $(SYMBOLIZE_TARGET_DEPS)
+	@mkdir -p $(@D)
+	$(SYMBOLIZE_TARGET_BUILD) -gdwarf-4 -fpie -pie -o $@
+# gcc 12 writes line table version 3 for -gdwarf-2
+$(BUILD)/tests/symbolize_target_dwarf3: $(SYMBOLIZE_TARGET_DEPS)
+	@mkdir -p $(@D)
+	$(SYMBOLIZE_TARGET_BUILD) -gdwarf-2 -fpie -pie -o $@
+# .dynsym only: -rdynamic exports main and global_stats, not the static functions
+$(BUILD)/tests/symbolize_target_stripped: $(SYMBOLIZE_TARGET_DEPS)
+	@mkdir -p $(@D)
+	$(SYMBOLIZE_TARGET_BUILD) -g -fpie -pie -rdynamic -o $@
+	strip --strip-all $@
+# No build-id, so the debuglink's CRC identifies the debug file; its DWARF is
+# zlib-compressed (SHF_COMPRESSED), as in Debian's debug packages.
+$(BUILD)/tests/symbolize_target_debuglink: $(SYMBOLIZE_TARGET_DEPS)
+	@mkdir -p $(@D)
+	$(SYMBOLIZE_TARGET_BUILD) -g -fpie -pie -Wl,--build-id=none -o $@
+	objcopy --only-keep-debug --compress-debug-sections=zlib $@ $@.debug
+	strip --strip-all $@
+	cd $(@D) && objcopy --add-gnu-debuglink=$(@F).debug $(@F)
+$(BUILD)/tests/libsymbolize_plugin_%.so: tests/unit/symbolize_plugin.c
+	@mkdir -p $(@D)
+	$(CC) -O0 -g $(WARN) -fPIC -shared -DPLUGIN=$* $< -o $@
 
 # Pure logic of the tracer (no interposing symbols) and of the command,
 # under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
 UNIT_LOGIC := preload/options.c preload/suppressions.c preload/tracer_lock.c tools/logparse.c tools/util.c
-$(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h preload/tracer_lock.h preload/thread_state.h tools/logparse.h tools/util.h
+$(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h preload/tracer_lock.h \
+		preload/thread_state.h tools/logparse.h tools/util.h $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) -o $@ -lcriterion
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ -lcriterion
 
 TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
 
@@ -138,8 +173,13 @@ $(BUILD)/bench/rcu_read_heavy: tests/bench/rcu_read_heavy.c
 	@mkdir -p $(@D)
 	$(CC) -O2 $(WARN) -pthread $< -o $@ -lurcu-memb -lurcu-common
 
-bench: $(PRELOAD) $(BUILD)/bench/lock_heavy $(BUILD)/bench/rcu_read_heavy
+$(BUILD)/bench/symbolize_bench: tests/bench/symbolize_bench.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@
+
+bench: $(PRELOAD) $(BUILD)/bench/lock_heavy $(BUILD)/bench/rcu_read_heavy $(BUILD)/bench/symbolize_bench
 	tests/bench/run-bench.sh --preload $(PRELOAD) $(BUILD)
+	$(BUILD)/bench/symbolize_bench
 
 demo: $(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
 	@echo "== running a buggy liburcu program under LD_PRELOAD=$(PRELOAD)"

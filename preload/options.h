@@ -13,7 +13,7 @@
 	X(halt_on_error, INT, 0, "exit with exitcode right after the first report")    \
 	X(max_frames, INT, 32, "frames in each stack backtrace (1-128)")              \
 	X(print_summary, INT, 1, "print one summary line at exit when anything was reported") \
-	X(symbolize, INT, 1, "name functions and file:line in backtraces (libdw)")      \
+	X(symbolize, INT, 1, "name functions and file:line in backtraces (ELF/DWARF)") \
 	X(strict_registration, INT, 0, "report every read side of an unregistered thread at once, also before it registers or after it unregisters") \
 	X(suppressions, STR, "", "suppressions file: kind:pattern rules; matching reports are only counted") \
 	X(perturb, INT, 0, "inject seeded delays and yields at lock acquire/release and read-side unlock") \

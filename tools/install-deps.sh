@@ -8,7 +8,8 @@ packages=(
 	liburcu-dev         # the RCU library we check programs of
 	libcriterion-dev    # the test suite
 	libunwind8          # backtraces (dlopen()ed by the preload)
-	libdw1 libdw-dev    # symbolization: function names, file:line
+	binutils            # objcopy/strip/addr2line: symbolizer tests, report's file:line
+	libc6-dbg           # file:line of libc frames (separate, compressed debug file)
 	knot knot-dnsutils knot-dnssecutils dnsperf   # a real liburcu program in the suite
 	procps              # pkill/ps used by the Knot harness
 )

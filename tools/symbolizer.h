@@ -1,6 +1,7 @@
 /* Offline symbolization of "[module+0xoff]" frames with binutils' addr2line.
  *
- * Why addr2line and not elfutils' libdw (which the tracer itself uses):
+ * Why addr2line and not a DWARF library here (the tracer reads ELF and DWARF
+ * itself, in the traced process, for its splats):
  *  - the offsets the tracer prints are file addresses, exactly what
  *    "addr2line -e module 0xoff" takes, so the frames a user copies from a
  *    log by hand and the ones resolved here agree;
@@ -13,8 +14,8 @@
  *    functions;
  *  - no build dependency: binutils comes with the compiler (build-essential)
  *    on every machine that builds this project, while linking libdw needs
- *    libdw-dev, and dlopen()ing it (as the tracer does) means redeclaring
- *    its API by hand.
+ *    libdw-dev, and dlopen()ing it (as the tracer once did) means
+ *    redeclaring its API by hand.
  * Without addr2line the frames are printed as the tracer wrote them. */
 #ifndef LOCKDEP_RCU_SYMBOLIZER_H
 #define LOCKDEP_RCU_SYMBOLIZER_H
