@@ -212,6 +212,7 @@ struct lock_event {
 	enum held_kind kind;
 	int holder_tid;           /* bad unlock: the thread holding it, or 0 */
 	uintptr_t holder_ip;      /* where that thread took it */
+	int holder_released;      /* the C library lets the release happen */
 };
 
 static void print_bad_unlock_body(struct thread_state *ts, void *arg)
@@ -221,17 +222,20 @@ static void print_bad_unlock_body(struct thread_state *ts, void *arg)
 	report_lock_name(e->lock, e->lock ? lock_class_peek(e->lock) : 0, e->type_name, name, sizeof(name));
 	report_printf("%s is trying to release lock (%s) at:\n", report_task_name(), name);
 	report_symbolized_ip(e->ip);
+	report_printf("\nbut there are no more locks to release!\n");
 	if (e->holder_tid) {
 		char comm[32];
 		report_thread_comm(e->holder_tid, comm, sizeof(comm));
-		report_printf("\nbut the lock is held by another thread, %s/%d, which took it at:\n",
+		report_printf("\nThe lock is held by another thread, %s/%d, which took it at:\n",
 			      comm, e->holder_tid);
 		report_symbolized_ip(e->holder_ip);
-		report_printf("\n\nA lock released by a thread that does not hold it (a mutex used as a\n"
-			      "semaphore) is undefined behaviour for POSIX; glibc lets a normal mutex go.\n"
-			      "The lock no longer counts as held by %s/%d.\n", comm, e->holder_tid);
-	} else {
-		report_printf("\nbut there are no more locks to release!\n");
+		if (e->holder_released)
+			report_printf("\nA lock released by a thread that does not hold it (a mutex used as a\n"
+				      "semaphore) is undefined behaviour for POSIX; glibc lets this one go,\n"
+				      "so it no longer counts as held by %s/%d.\n", comm, e->holder_tid);
+		else
+			report_printf("\nThe C library refuses this release (EPERM): %s/%d still holds it.\n",
+				      comm, e->holder_tid);
 	}
 	report_printf("\nother info that might help us debug this:\n");
 	report_held_locks(ts);
@@ -331,7 +335,7 @@ void lock_release_unheld(struct thread_state *ts, const void *lock, unsigned kin
 	thread_registry_find(ts, holds_lock, &s);
 	tracer_leave(ts);
 	struct lock_event e = { .ip = ip, .lock = lock, .type_name = type_name, .holder_tid = s.tid,
-				.holder_ip = s.ip };
+				.holder_ip = s.ip, .holder_released = s.post };
 	print_bad_unlock(ts, &e);
 }
 

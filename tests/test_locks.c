@@ -145,8 +145,8 @@ static void expect_silent(const char *target, const char *scenario, const char *
 /* One bad unlock report at the first site, of lock `name`, by the main
  * thread, with "<comm>/<tid> is trying to release lock (<name>) at:" then
  * the site, then "but there are no more locks to release!". */
-static void expect_bad_unlock(const char *scenario, const char *func, const char *name,
-			      const char *want_out)
+static struct run expect_bad_unlock_run(const char *scenario, const char *func, const char *name,
+					const char *want_out)
 {
 	struct expected e = { UNLOCK_TARGET, scenario, BAD_UNLOCK, func, 1, 1, 0 };
 	struct run r = expect_report(&e);
@@ -167,6 +167,13 @@ static void expect_bad_unlock(const char *scenario, const char *func, const char
 	struct run p = run_target(UNLOCK_TARGET, FLAVOR, scenario, &plain);
 	cr_expect_str_eq(r.out, p.out, "[%s] stdout with the preload:\n%s\nwithout:\n%s", scenario, r.out, p.out);
 	run_free(&p);
+	return r;
+}
+
+static void expect_bad_unlock(const char *scenario, const char *func, const char *name,
+			      const char *want_out)
+{
+	struct run r = expect_bad_unlock_run(scenario, func, name, want_out);
 	run_free(&r);
 }
 
@@ -177,9 +184,13 @@ Test(locks, unlock_of_never_locked_mutex)
 
 Test(locks, unlock_of_mutex_held_by_another_thread)
 {
-	/* error-checking mutex: glibc refuses with EPERM, the tracer reports */
-	expect_bad_unlock("bug-mutex-other-thread", "mutex_held_by_other_thread", "owner_lock",
-			  "EPERM=1 errno 4242\n");
+	/* error-checking mutex: glibc refuses with EPERM, the tracer reports,
+	 * naming the holder, which keeps it */
+	struct run r = expect_bad_unlock_run("bug-mutex-other-thread", "mutex_held_by_other_thread", "owner_lock",
+					 "EPERM=1 errno 4242\n");
+	cr_expect(strstr(r.err, "which took it at:\nowner_thread+0x"), "%s", r.err);
+	cr_expect(strstr(r.err, "The C library refuses this release (EPERM): "), "%s", r.err);
+	run_free(&r);
 }
 
 Test(locks, unlock_of_rwlock_not_held)
