@@ -50,12 +50,12 @@ INSTALL_HINT="unbound knot-dnsutils dnsperf"
 # shellcheck source=../lib/real-program.sh
 . "$(dirname -- "${BASH_SOURCE[0]}")/../lib/real-program.sh"
 rp_parse_args "$@"
+# shellcheck source=../lib/dns.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/../lib/dns.sh"
 
-readonly START_TIMEOUT=15 STOP_TIMEOUT=15 DNSPERF_SECONDS=10
+readonly START_TIMEOUT=15 STOP_TIMEOUT=15
 
 port=0 control_port=0
-kdig_checked=0 kdig_wrong=0
-dnsperf_sent=0 dnsperf_completed=0 dnsperf_lost=0 dnsperf_noerror=0
 control_ok=0 control_failed=0
 unbound_exit=-1 unbound_stop=none unbound_pid="" fds=none
 summary_keys=(port control_port kdig_checked kdig_wrong dnsperf_sent dnsperf_completed
@@ -91,21 +91,6 @@ auth_records=(
 	"db.corp.lan. AAAA 2001:db8::90"
 	"info.corp.lan. TXT \"v=corp\""
 )
-declare -A expected=()
-qkeys=()
-add_expected() {
-	local rr owner type rdata key
-	for rr in "$@"; do
-		read -r owner type rdata <<<"$rr"
-		key="$owner $type"
-		if [[ -z ${expected[$key]+set} ]]; then
-			qkeys+=("$key")
-			expected[$key]=$rdata
-		else
-			expected[$key]+=$'\n'$rdata
-		fi
-	done
-}
 add_expected "${local_records[@]}"
 add_expected "${auth_records[@]:1}"   # SOA answered too, but not asked
 
@@ -169,42 +154,6 @@ EOF
 	} >"$conf"
 }
 
-kdig_short() {
-	local name=$1 type=$2
-	shift 2
-	timeout -k 2 10 kdig -p "$port" @127.0.0.1 "$name" "$type" +short \
-		+timeout=2 +retry=1 "$@" 2>>"$workdir/kdig.stderr"
-}
-
-# check_rrset PROTO NAME TYPE WANT: one query, logged, counted.
-check_rrset() {
-	local proto=$1 name=$2 type=$3 want=$4 got krc=0 got_sorted want_sorted verdict opts=()
-	[[ $proto == udp ]] || opts=(+tcp)
-	kdig_checked=$((kdig_checked + 1))
-	got=$(kdig_short "$name" "$type" "${opts[@]}") || krc=$?
-	got_sorted=$(printf '%s\n' "$got" | sed '/^$/d' | LC_ALL=C sort)
-	want_sorted=$(printf '%s\n' "$want" | LC_ALL=C sort)
-	if ((krc == 0)) && [[ $got_sorted == "$want_sorted" ]]; then
-		verdict=ok
-	else
-		verdict=WRONG
-		kdig_wrong=$((kdig_wrong + 1))
-		rp_log "wrong answer ($proto) for $name $type: got [${got//$'\n'/ | }] (kdig exit $krc)"
-	fi
-	printf '%s %s %s %s kdig_exit=%s\n  want: %s\n  got:  %s\n' "$verdict" "$proto" "$name" "$type" \
-		"$krc" "${want_sorted//$'\n'/ | }" "${got_sorted//$'\n'/ | }" >>"$workdir/kdig.log"
-}
-
-check_all() {
-	local proto key name type
-	for proto in udp tcp; do
-		for key in "${qkeys[@]}"; do
-			read -r name type <<<"$key"
-			check_rrset "$proto" "$name" "$type" "${expected[$key]}"
-		done
-	done
-}
-
 control() {
 	local rc=0
 	printf '== unbound-control %s\n' "$*" >>"$workdir/control.log"
@@ -253,24 +202,7 @@ printf 'port=%s\ncontrol_port=%s\n' "$port" "$control_port" >>"$workdir/run-info
 if ((started)); then
 	check_all
 
-	qfile=$workdir/queries.txt
-	printf '%s\n' "${qkeys[@]}" |
-		awk -v n="$load" '{ q[NR - 1] = $0 } END { for (i = 0; i < n; i++) print q[i % NR] }' >"$qfile"
-	rp_log "dnsperf: $load queries, at most ${DNSPERF_SECONDS}s"
-	dnsperf_rc=0
-	run_waited "$workdir/dnsperf.out" "$workdir/dnsperf.stderr" \
-		timeout -k 5 $((DNSPERF_SECONDS + 20)) dnsperf -s 127.0.0.1 -p "$port" -d "$qfile" \
-		-n 1 -l "$DNSPERF_SECONDS" -t 5 -q 50 || dnsperf_rc=$?
-	perf_field() {
-		sed -n "s/^[[:space:]]*$1:[[:space:]]*\([0-9][0-9]*\).*/\1/p" "$workdir/dnsperf.out" | head -n 1
-	}
-	dnsperf_sent=$(perf_field 'Queries sent')
-	dnsperf_completed=$(perf_field 'Queries completed')
-	dnsperf_lost=$(perf_field 'Queries lost')
-	dnsperf_noerror=$(sed -n 's/^[[:space:]]*Response codes:.*NOERROR \([0-9][0-9]*\).*/\1/p' \
-		"$workdir/dnsperf.out" | head -n 1)
-	: "${dnsperf_sent:=0}" "${dnsperf_completed:=0}" "${dnsperf_lost:=0}" "${dnsperf_noerror:=0}"
-	((dnsperf_rc == 0)) || rp_log "dnsperf exited with status $dnsperf_rc"
+	run_dnsperf "$load"
 
 	fd_snapshot "$unbound_pid" "$workdir/unbound.fds"
 	fds=$(fd_digest "$workdir/unbound.fds")
@@ -281,12 +213,7 @@ if ((started)); then
 	fi
 	if control reload; then
 		# unbound answers again once the reload is done; the added name is gone.
-		for ((i = 0; i < 50; i++)); do
-			a=$(timeout -k 1 3 kdig -p "$port" @127.0.0.1 example.lan. A +short +timeout=1 +retry=0 \
-				2>/dev/null) || a=""
-			[[ -z $a ]] || break
-			sleep 0.2
-		done
+		wait_answer example.lan. 10 "$unbound_pid" || true
 		check_all
 	fi
 	control stats || true
@@ -304,7 +231,6 @@ if ((started)); then
 	unbound_pid=""
 else
 	kdig_wrong=$((${#qkeys[@]} * 2))
-	dnsperf_rc=-1
 fi
 rp_release_ports
 rp_log "unbound exit status $unbound_exit (stopped by: $unbound_stop)"
@@ -312,8 +238,7 @@ rp_log "unbound exit status $unbound_exit (stopped by: $unbound_stop)"
 result=pass
 if ((!started || kdig_wrong != 0 || kdig_checked != ${#qkeys[@]} * 4 + 1)); then
 	result=fail
-elif ((dnsperf_rc != 0 || dnsperf_sent == 0 || dnsperf_lost != 0 ||
-	dnsperf_completed != dnsperf_sent || dnsperf_noerror != dnsperf_completed)); then
+elif ! dnsperf_ok; then
 	result=fail
 elif ((control_failed != 0 || control_ok != 5 || unbound_exit != 0)) || [[ $unbound_stop != control ]]; then
 	result=fail
