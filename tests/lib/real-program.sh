@@ -152,10 +152,15 @@ run_waited() {
 # spawn CMD...: run CMD in the background (the caller takes $!) without the
 # port lock descriptors, which must not leak into the servers: they would show
 # in their descriptor tables, and keep the ports locked after we are gone.
+# Every other inherited descriptor above 2 is closed too (a test runner's
+# arena and pipes, a terminal's leftovers), so that the servers start with the
+# same table wherever the harness runs.
 spawn() {
 	local fd
-	for fd in "${rp_port_fds[@]}"; do
-		exec {fd}>&-
+	for fd in /proc/self/fd/*; do
+		fd=${fd##*/}
+		((fd > 2 && fd != 255)) || continue
+		exec {fd}>&- 2>/dev/null || true
 	done
 	exec "${deathsig[@]}" "$@"
 }
@@ -306,10 +311,12 @@ fd_snapshot() {
 	} >"$out" 2>/dev/null || true
 }
 
-# A one-line digest of a snapshot for the summary: "fd:kind,fd:kind,...".
+# A one-line digest of a snapshot for the summary: how many descriptors of
+# each kind, "kind*count" sorted by kind ("/dev/null*3,WORKDIR/x.log*1,
+# pipe*10,socket*9").  Counts, not numbers: threads open theirs in any order.
 fd_digest() {
 	[[ -s $1 ]] || { echo none; return; }
-	awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$1"
+	awk '{ n[$2]++ } END { for (k in n) print k "*" n[k] }' "$1" | LC_ALL=C sort | paste -sd, -
 }
 
 # Reports the tracer left: its log files plus any stderr files given.
