@@ -33,6 +33,8 @@ char *real_tracer_output(const struct real_run *rr, const char *const stderr_fil
 /* Reports (lines opening with "WARNING: " or "BUG: ") in text. */
 int real_report_count(const char *text);
 
+/* Frees the run and removes its directory, unless LOCKDEP_RCU_KEEP_REAL is
+ * set in the suite's environment (to read the logs of a failed test). */
 void real_free(struct real_run *rr);
 
 /* Criterion expectations shared by the real-program tests: the plain run

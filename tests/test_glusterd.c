@@ -18,7 +18,7 @@
 
 Test(real_glusterd, answers_and_exits_with_its_own_status_silently, .timeout = 120)
 {
-	const char *const extra[] = { "--load", "2", NULL };
+	const char *const extra[] = { "--load", "1", NULL };
 	struct real_run plain = real_run("glusterd", 0, NULL, extra, 60);
 	struct real_run traced = real_run("glusterd", 1, NULL, extra, 60);
 	const char *const keys[] = { "result", "cli_ok", "cli_failed", "checks", "checks_wrong", "glusterd_exit",

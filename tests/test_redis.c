@@ -17,7 +17,7 @@
 
 Test(real_redis, serves_saves_and_shuts_down_as_without_preload_silently, .timeout = 120)
 {
-	const char *const extra[] = { "--load", "20000", NULL };
+	const char *const extra[] = { "--load", "5000", NULL };
 	struct real_run plain = real_run("redis", 0, NULL, extra, 60);
 	struct real_run traced = real_run("redis", 1, NULL, extra, 60);
 	const char *const keys[] = { "result", "checks", "checks_wrong", "benchmark_ok", "bgsave_status", "rdb_ok",
