@@ -201,17 +201,17 @@ children_of() {
 
 # ab_run NAME N C URL: one benchmark; adds to the ab_* counts.
 ab_run() {
-	local name=$1 n=$2 c=$3 url=$4 out=$workdir/ab-$1.out rc=0 done failed non2xx
+	local name=$1 n=$2 c=$3 url=$4 out=$workdir/ab-$1.out rc=0 ndone failed non2xx
 	run_waited "$out" "$workdir/ab-$name.stderr" timeout -k 5 120 ab -q -k -n "$n" -c "$c" "$url" || rc=$?
-	done=$(sed -n 's/^Complete requests:[[:space:]]*\([0-9]*\).*/\1/p' "$out")
+	ndone=$(sed -n 's/^Complete requests:[[:space:]]*\([0-9]*\).*/\1/p' "$out")
 	failed=$(sed -n 's/^Failed requests:[[:space:]]*\([0-9]*\).*/\1/p' "$out")
 	non2xx=$(sed -n 's/^Non-2xx responses:[[:space:]]*\([0-9]*\).*/\1/p' "$out")
-	: "${done:=0}" "${failed:=0}" "${non2xx:=0}"
-	((rc == 0)) || { rp_log "ab $name exited $rc"; failed=$((failed + n - done)); }
-	ab_requests=$((ab_requests + done))
-	ab_failed=$((ab_failed + failed + n - done))
+	: "${ndone:=0}" "${failed:=0}" "${non2xx:=0}"
+	((rc == 0)) || rp_log "ab $name exited $rc"
+	ab_requests=$((ab_requests + ndone))
+	ab_failed=$((ab_failed + failed + n - ndone))
 	ab_non2xx=$((ab_non2xx + non2xx))
-	rp_log "ab $name: $done of $n complete, $failed failed, $non2xx non-2xx"
+	rp_log "ab $name: $ndone of $n complete, $failed failed, $non2xx non-2xx"
 }
 
 start_apache2() {
