@@ -12,6 +12,18 @@ packages=(
 	libc6-dbg           # file:line of libc frames (separate, compressed debug file)
 	knot knot-dnsutils knot-dnssecutils dnsperf   # a real liburcu program in the suite
 	procps              # pkill/ps used by the Knot harness
+	# The real-program harnesses (tests/<prog>/run-<prog>.sh): the programs
+	# and their clients.  util-linux (flock, setpriv) is essential already.
+	unbound
+	apache2 apache2-utils curl openssl   # apache2, ab (also for varnish, nginx)
+	varnish python3                      # python3: varnish's backend, memcached's client
+	bind9
+	gdnsd
+	redis-server redis-tools
+	memcached
+	nginx
+	lttng-tools
+	glusterfs-server
 )
 
 missing=()
@@ -23,5 +35,18 @@ done
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)
 export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Installing the servers must not start them (apache2 on :80, unbound and
+# named on :53, ...): the tests start their own on loopback ports.  A
+# policy-rc.d is put in place for the install unless the machine has one.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+	"${sudo[@]}" chmod 755 "$policy"
+	own_policy=1
+fi
+rc=0
+"${sudo[@]}" apt-get update -qq || rc=$?
+[ "$rc" -ne 0 ] || "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || rc=$?
+[ "$own_policy" -eq 0 ] || "${sudo[@]}" rm -f "$policy"
+exit "$rc"
