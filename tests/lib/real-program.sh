@@ -293,12 +293,18 @@ wait_tcp() {
 # ------------------------------------------------------- what we compare
 # fd_snapshot PID FILE: the process's descriptors, one "fd kind" a line, with
 # what changes from run to run (socket/pipe inodes, pids, the workdir)
-# normalized, so a preloaded and a plain run can be diffed.
+# normalized, so a preloaded and a plain run can be diffed. The tracer's own
+# log descriptors are left out when they sit at a high number (where the
+# tracer moves them, out of the way of the program's lowest-free-number
+# open()s); one at a low number is listed, so the comparison catches it.
 fd_snapshot() {
 	local pid=$1 out=$2 fd link
 	{
 		for fd in /proc/"$pid"/fd/*; do
 			link=$(readlink "$fd" 2>/dev/null) || continue
+			if [[ -n ${tracer_dir-} && $link == "$tracer_dir"/* ]] && ((${fd##*/} >= 100)); then
+				continue
+			fi
 			case $link in
 			socket:*) link=socket ;;
 			pipe:*) link=pipe ;;
