@@ -321,6 +321,8 @@ static int holds_lock(struct thread_state *other, void *arg)
 void lock_release_unheld(struct thread_state *ts, const void *lock, unsigned kind_mask, uintptr_t ip,
 			 const char *type_name)
 {
+	if (ts->nr_aggregates && held_aggregate_release(ts, lock, kind_mask))
+		return;
 	if (ts->untracked) {
 		/* Taken past MAX_LOCK_DEPTH, or not? The C library knows for
 		 * mutexes and write-held rwlocks; for the rest, trust the count. */

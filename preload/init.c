@@ -1,8 +1,7 @@
 /* Process start and end. Nothing here is needed for correctness of the
  * wrappers (they work before this constructor runs); it registers the fork
- * handlers, prepares what must exist before the program can change its
- * credentials or descriptors (the log), moves slow first-time work out of
- * reports, and sums up at the end. The exit status is set by the exit()
+ * handlers, moves slow first-time work out of reports, and sums up at the
+ * end. The exit status is set by the exit()
  * wrapper (intercept_process.c): the exit sequence is never cut short. */
 #define _GNU_SOURCE
 #include <unistd.h>
@@ -20,7 +19,6 @@ __attribute__((constructor)) static void tracer_init(void)
 	tracer_register_fork_handlers();
 	thread_registry_add(thread_state());
 	options_init();
-	log_output_open_early();
 	backtrace_warm_up();
 }
 

@@ -104,12 +104,14 @@ static void say(const char *fmt, const char *a, const char *b)
 		write_all(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-void log_output_open_early(void)
+void log_output_prepare(void)
 {
 	options_init();
-	if (!tracer_options.log_path[0] || current.fd >= 0)
+	if (!tracer_options.log_path[0] || still_ours(&current))
 		return;
+	int saved = errno;
 	int err = open_log(&current);
+	errno = saved;
 	if (err)
 		say("lockdep-rcu: cannot open log_path '%s': %s; reports go to stderr\n",
 		    current.path, strerror(-err));

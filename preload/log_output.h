@@ -7,18 +7,20 @@
  *  - checked before each use (fstat: same device and inode as opened) and
  *    reopened when the program closed it or reused its number; a number
  *    that is no longer ours is never written to or closed;
- *  - opened when the process starts, before it can drop privileges or
- *    chroot; a forked child creates its own %p log at its first report and,
- *    if it may not (it dropped privileges), writes into its parent's log
- *    and says so;
- *  - a %p log still empty when the process exits is removed, so quiet
- *    processes leave no files behind. */
+ *  - created at the first report, so quiet processes leave no files
+ *    behind; but created before the process changes its credentials or
+ *    its root (the set*id() and chroot() wrappers call
+ *    log_output_prepare()), since afterwards it may no longer be allowed
+ *    to; a process that still cannot create it (a forked child) writes
+ *    into its parent's log and says so;
+ *  - a %p log still empty when the process exits is removed. */
 #ifndef LOCKDEP_RCU_LOG_OUTPUT_H
 #define LOCKDEP_RCU_LOG_OUTPUT_H
 #include <stddef.h>
 
-/* Opens log_path now, if set (the constructor). */
-void log_output_open_early(void);
+/* Opens log_path now, if set and not open yet: the process is about to
+ * drop privileges or chroot. */
+void log_output_prepare(void);
 /* Writes one buffer with one write(2) when it fits (reports of racing
  * processes never interleave), looping on short writes and EINTR; errno
  * is preserved. */

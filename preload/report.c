@@ -347,7 +347,9 @@ void report_held_lock(int index, struct held_lock *h)
 			      held_kind_name[h->kind < NR_HELD_KINDS ? h->kind : HELD_NONE]);
 	}
 	report_symbolized_ip(h->acquire_ip);
-	if (h->references > 1)
+	if (held_is_aggregate(h))
+		report_printf(" (and %u more locks of its class)", h->references - 1u);
+	else if (h->references > 1)
 		report_printf(" (taken %u times)", h->references);
 	report_printf("%s%s\n", held_is_trylock(h) ? " (trylock)" : "",
 		      held_is_inherited(h) ? " (inherited over fork)" : "");
@@ -431,9 +433,10 @@ void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site,
 	if (!site)
 		in_flight_begin();
 	if (!tracer_lock_acquire(&report_lock, ts)) {
-		/* A signal handler interrupted this thread's own report: the
-		 * lock is ours already, and the buffer is in use. */
-		__atomic_fetch_add(&dropped_count, 1, __ATOMIC_RELAXED);
+		/* A signal handler interrupted this thread's own report (or its
+		 * fork preparation holds the lock): the buffer is in use. */
+		if (kind < NR_REPORT_KINDS)
+			__atomic_fetch_add(&dropped_count, 1, __ATOMIC_RELAXED);
 		goto out;
 	}
 	nr_captured_frames = backtrace_capture(captured_frames, MAX_CAPTURED_FRAMES);

@@ -48,6 +48,9 @@ enum held_kind {
 #define HELD_ATTR_RCU(f, u)      ((uint8_t)((f) | (u) << 3))
 #define HELD_ATTR_READ_RECURSIVE 0x01u  /* a read that never waits for other
 					   readers (reader-preferring rwlock) */
+#define HELD_ATTR_AGGREGATE      0x20u  /* stands for `references` locks of its
+					   class (held[] was full): their
+					   addresses are not kept */
 #define HELD_ATTR_TRYLOCK        0x40u  /* taken by a trylock: it never blocked */
 #define HELD_ATTR_INHERITED      0x80u  /* held when the process forked: the
 					   child's copy is not this thread's doing */
@@ -83,6 +86,7 @@ struct thread_state {
 	 * as a semaphore): posted by the releasing thread, dropped from held[]
 	 * by this thread at its next acquisition or at its end. */
 	int foreign_pending;    /* 1: see foreign_released; 2: it overflowed */
+	unsigned nr_aggregates; /* entries with HELD_ATTR_AGGREGATE */
 	const void *foreign_released[8];
 	unsigned next_subclass; /* nesting annotation for the next acquisition */
 	uint64_t perturb_state; /* perturb=1: this thread's random stream */
@@ -136,9 +140,21 @@ static inline enum rcu_flavor held_underlying(const struct held_lock *h)
 	return (enum rcu_flavor)HELD_ATTR_UNDERLYING(h->attr);
 }
 
-/* held[] is full: count the acquisition in ->untracked, print the limit
- * once. Out of line: it never happens in a healthy program. */
-void held_lock_overflow(struct thread_state *ts, const void *lock, uintptr_t ip);
+/* held[] is full. An allocator's fork handler takes every arena lock at
+ * once (jemalloc: 4 per CPU): the acquisition joins an entry of the same
+ * class and kind as one more reference ("count, don't push"); when there
+ * is none, it is counted in ->untracked and the limit is printed once.
+ * Out of line: rare. */
+void held_lock_overflow(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip);
+
+static inline int held_is_aggregate(const struct held_lock *h)
+{
+	return h->kind != HELD_RCU_READ && (h->attr & HELD_ATTR_AGGREGATE);
+}
+
+/* A release of a lock folded into an aggregate entry of its class:
+ * one reference less. Returns 0 when there is no such entry. */
+int held_aggregate_release(struct thread_state *ts, const void *lock, unsigned kind_mask);
 
 /* Another thread released locks this thread holds: drop them. */
 void foreign_releases_apply(struct thread_state *ts);
@@ -154,7 +170,7 @@ static inline struct held_lock *held_lock_push(struct thread_state *ts, const vo
 		foreign_releases_apply(ts);
 	unsigned d = ts->depth;
 	if (__builtin_expect(d >= MAX_LOCK_DEPTH, 0)) {
-		held_lock_overflow(ts, lock, ip);
+		held_lock_overflow(ts, lock, kind, ip);
 		return 0;
 	}
 	struct held_lock *h = &ts->held[d];
@@ -212,6 +228,8 @@ static inline void held_lock_remove(struct thread_state *ts, int i)
 		ts->nr_readers--;
 	else
 		ts->nr_locks--;
+	if (__builtin_expect(h->attr & HELD_ATTR_AGGREGATE, 0) && h->kind != HELD_RCU_READ)
+		ts->nr_aggregates--;
 	unsigned last = ts->depth - 1;
 	if (__builtin_expect((unsigned)i != last, 0))
 		held_lock_close_gap(ts, (unsigned)i);

@@ -51,6 +51,11 @@ Test(lock_idioms, allocator_atfork_handlers_taking_44_arena_locks)
 	expect_silent("ok-allocator-atfork", "child 0\nchild 0\nchild 0\n");
 }
 
+Test(lock_idioms, allocator_atfork_handlers_taking_256_locks_of_one_class)
+{
+	expect_silent("ok-allocator-atfork-many-arenas", "child 0\nchild 0\nchild 0\n");
+}
+
 Test(lock_idioms, reinitializing_a_held_lock_releases_it)
 {
 	expect_silent("ok-reinit-held-lock", "done\n");

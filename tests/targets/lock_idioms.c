@@ -100,31 +100,37 @@ SCENARIO bug_recursive_extra_unlock(void)
 /* ---- an allocator's atfork handlers take all its arena locks --------------- */
 
 #define NR_ARENAS 44
-static pthread_mutex_t arenas[NR_ARENAS];
+static pthread_mutex_t arenas[256];
+static int nr_arenas = NR_ARENAS;
 
 static void arenas_prepare(void)
 {
-	for (int i = 0; i < NR_ARENAS; i++)
+	for (int i = 0; i < nr_arenas; i++)
 		pthread_mutex_lock(&arenas[i]);
 }
 
 static void arenas_parent(void)
 {
-	for (int i = NR_ARENAS - 1; i >= 0; i--)
+	for (int i = nr_arenas - 1; i >= 0; i--)
 		pthread_mutex_unlock(&arenas[i]);
 }
 
 /* jemalloc's child handler re-initializes instead of unlocking. */
 static void arenas_child(void)
 {
-	for (int i = 0; i < NR_ARENAS; i++)
+	for (int i = 0; i < nr_arenas; i++)
 		pthread_mutex_init(&arenas[i], NULL);
+}
+
+static void init_arena(pthread_mutex_t *m)
+{
+	pthread_mutex_init(m, NULL);   /* one init site: one class */
 }
 
 SCENARIO ok_allocator_atfork(void)
 {
-	for (int i = 0; i < NR_ARENAS; i++)
-		pthread_mutex_init(&arenas[i], NULL);
+	for (int i = 0; i < nr_arenas; i++)
+		init_arena(&arenas[i]);
 	pthread_atfork(arenas_prepare, arenas_parent, arenas_child);
 	for (int round = 0; round < 3; round++) {
 		fflush(stdout);
@@ -138,6 +144,14 @@ SCENARIO ok_allocator_atfork(void)
 		}
 		printf("child %d\n", child_status(pid));
 	}
+}
+
+/* 256 arenas on a 64-CPU machine: more locks of one class held at once
+ * than MAX_LOCK_DEPTH. They count as references of one entry. */
+SCENARIO ok_allocator_atfork_many_arenas(void)
+{
+	nr_arenas = 256;
+	ok_allocator_atfork();
 }
 
 /* Re-initializing a lock this thread holds releases it. */
@@ -160,14 +174,14 @@ SCENARIO ok_reinit_held_lock(void)
 /* ---- the depth limit -------------------------------------------------------- */
 
 #define DEEP 52
-static pthread_mutex_t chain[DEEP];
+static pthread_mutex_t chain[DEEP];   /* static, never initialized by a call:
+					 each element a class of its own */
 
-/* 52 distinct locks nested: past MAX_LOCK_DEPTH. One notice, every
- * release accounted for, and a genuine bad unlock afterwards still seen. */
+/* 52 locks of distinct classes nested: past MAX_LOCK_DEPTH. One notice,
+ * every release accounted for, and a genuine bad unlock afterwards still
+ * seen. */
 SCENARIO bug_deeper_than_the_limit(void)
 {
-	for (int i = 0; i < DEEP; i++)
-		pthread_mutex_init(&chain[i], NULL);
 	for (int round = 0; round < 2; round++) {
 		for (int i = 0; i < DEEP; i++)
 			pthread_mutex_lock(&chain[i]);
@@ -227,6 +241,7 @@ static const struct scenario scenarios[] = {
 	{ "ok-recursive-descent", ok_recursive_descent },
 	{ "bug-recursive-extra-unlock", bug_recursive_extra_unlock },
 	{ "ok-allocator-atfork", ok_allocator_atfork },
+	{ "ok-allocator-atfork-many-arenas", ok_allocator_atfork_many_arenas },
 	{ "ok-reinit-held-lock", ok_reinit_held_lock },
 	{ "bug-deeper-than-the-limit", bug_deeper_than_the_limit },
 	{ "bug-mutex-as-semaphore", bug_mutex_as_semaphore },
