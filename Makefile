@@ -46,7 +46,8 @@ LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header
 # Programs that need their own link lines: a plugin that links liburcu in
 # its own scope and its host; a library whose destructor witnesses exit.
 PLUGIN_TARGETS := $(BUILD)/targets/liburcu_plugin.so $(BUILD)/targets/plugin_host \
-	$(BUILD)/targets/libexit_witness.so $(BUILD)/targets/exit_witness_main
+	$(BUILD)/targets/libexit_witness.so $(BUILD)/targets/exit_witness_main \
+	$(BUILD)/targets/libunwind_host
 $(BUILD)/targets/liburcu_plugin.so: tests/targets/plugins/urcu_plugin.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@ -lurcu-memb -lurcu-common
@@ -56,6 +57,9 @@ $(BUILD)/targets/plugin_host: tests/targets/plugins/plugin_host.c
 $(BUILD)/targets/libexit_witness.so: tests/targets/plugins/exit_witness.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@
+$(BUILD)/targets/libunwind_host: tests/targets/plugins/libunwind_host.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -Wl,--no-as-needed /usr/lib/x86_64-linux-gnu/libunwind.so.8
 $(BUILD)/targets/exit_witness_main: tests/targets/plugins/exit_witness_main.c $(BUILD)/targets/libexit_witness.so
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -lexit_witness -Wl,-rpath,'$$ORIGIN'
 

@@ -6,11 +6,15 @@
  * on each thread's first use). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <execinfo.h>
 #include <link.h>
 #include "backtrace.h"
 #include "thread_state.h"
 
+typedef int (*backtrace_fn)(void **buffer, int size);
+/* glibc's own backtrace(), looked up in libc itself: a program linked with
+ * libunwind (gdnsd) has libunwind's `backtrace` first in the global scope,
+ * and calling that would bring back libunwind's pipe and its TLS. */
+static backtrace_fn glibc_backtrace;
 static int unwinder_ready;
 static uintptr_t tracer_text_lo, tracer_text_hi;   /* our executable segment */
 static __thread const char *unavailable_reason __attribute__((tls_model("initial-exec")));
@@ -39,9 +43,16 @@ void backtrace_warm_up(void)
 	Dl_info info;
 	if (dladdr((void *)&backtrace_warm_up, &info))
 		dl_iterate_phdr(find_own_text, info.dli_fbase);
-	backtrace(raw, 4);
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	if (libc) {
+		glibc_backtrace = (backtrace_fn)dlsym(libc, "backtrace");
+		dlclose(libc);
+	}
+	if (glibc_backtrace) {
+		glibc_backtrace(raw, 4);   /* loads libgcc_s's unwinder, once */
+		__atomic_store_n(&unwinder_ready, 1, __ATOMIC_RELEASE);
+	}
 	tracer_leave(ts);
-	__atomic_store_n(&unwinder_ready, 1, __ATOMIC_RELEASE);
 }
 
 const char *backtrace_unavailable_reason(void)
@@ -63,7 +74,7 @@ size_t backtrace_capture(uintptr_t *frames, size_t max)
 		return 0;
 	}
 	tracer_enter(ts);
-	int n = backtrace((void **)frames, (int)max);
+	int n = glibc_backtrace((void **)frames, (int)max);
 	tracer_leave(ts);
 	/* The wrappers and the thread trampoline are the tracer's frames: the
 	 * stack shown is the program's. */

@@ -153,6 +153,18 @@ Test(reliability, first_open_gets_the_same_descriptor)
 	run_free(&plain);
 }
 
+Test(reliability, host_linked_with_libunwind_keeps_its_descriptors)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", build_path("targets/libunwind_host"));
+	char *argv[] = { path, NULL };
+	struct run_options o = { .preload = 1, .timeout = 20 };
+	struct run r = run_program(argv, &o);
+	cr_expect_str_eq(r.out, "first fd 3\nafter report 3\n", "%s", r.out);
+	cr_expect_eq(count_of(r.err, BAD_UNLOCK), 1, "%s", r.err);
+	run_free(&r);
+}
+
 Test(reliability, reports_leave_no_descriptor_behind)
 {
 	struct run plain = reliability_plain("descriptors-no-leak");

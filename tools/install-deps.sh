@@ -7,7 +7,7 @@ packages=(
 	build-essential     # gcc, make
 	liburcu-dev         # the RCU library we check programs of
 	libcriterion-dev    # the test suite
-	libunwind8          # backtraces (dlopen()ed by the preload)
+	libunwind8          # a test host linked with libunwind (the tracer unwinds with libgcc)
 	binutils            # objcopy/strip/addr2line: symbolizer tests, report's file:line
 	libc6-dbg           # file:line of libc frames (separate, compressed debug file)
 	knot knot-dnsutils knot-dnssecutils dnsperf   # a real liburcu program in the suite
