@@ -47,7 +47,7 @@ LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header
 # its own scope and its host; a library whose destructor witnesses exit.
 PLUGIN_TARGETS := $(BUILD)/targets/liburcu_plugin.so $(BUILD)/targets/plugin_host \
 	$(BUILD)/targets/libexit_witness.so $(BUILD)/targets/exit_witness_main \
-	$(BUILD)/targets/libunwind_host
+	$(BUILD)/targets/libunwind_host $(BUILD)/targets/liblock_plugin_a.so $(BUILD)/targets/liblock_plugin_b.so
 $(BUILD)/targets/liburcu_plugin.so: tests/targets/plugins/urcu_plugin.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@ -lurcu-memb -lurcu-common
@@ -57,6 +57,12 @@ $(BUILD)/targets/plugin_host: tests/targets/plugins/plugin_host.c
 $(BUILD)/targets/libexit_witness.so: tests/targets/plugins/exit_witness.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@
+$(BUILD)/targets/liblock_plugin_a.so: tests/targets/plugins/lock_plugin.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -DORDER_A -shared -fPIC $< -o $@
+$(BUILD)/targets/liblock_plugin_b.so: tests/targets/plugins/lock_plugin.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -DORDER_B -shared -fPIC $< -o $@
 $(BUILD)/targets/libunwind_host: tests/targets/plugins/libunwind_host.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -Wl,--no-as-needed /usr/lib/x86_64-linux-gnu/libunwind.so.8
@@ -153,7 +159,7 @@ $(BUILD)/tests/libsymbolize_plugin_%.so: tests/unit/symbolize_plugin.c
 # Pure logic of the tracer (no interposing symbols) and of the command,
 # under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
-UNIT_LOGIC := preload/options.c preload/suppressions.c preload/tracer_lock.c tools/logparse.c tools/util.c
+UNIT_LOGIC := preload/options.c preload/suppressions.c preload/class_rules.c preload/tracer_lock.c tools/logparse.c tools/util.c
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h preload/tracer_lock.h \
 		preload/thread_state.h tools/logparse.h tools/util.h $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)

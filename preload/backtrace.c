@@ -13,8 +13,14 @@
 typedef int (*backtrace_fn)(void **buffer, int size);
 /* glibc's own backtrace(), looked up in libc itself: a program linked with
  * libunwind (gdnsd) has libunwind's `backtrace` first in the global scope,
- * and calling that would bring back libunwind's pipe and its TLS. */
+ * and calling that would bring back libunwind's pipe and its TLS. It loads
+ * libgcc_s once; then libgcc_s's unwinder is called directly, so a short
+ * capture stops as soon as it has its frames. */
 static backtrace_fn glibc_backtrace;
+struct _Unwind_Context;
+typedef int (*unwind_trace_fn)(struct _Unwind_Context *, void *);
+static int (*unwind_backtrace)(unwind_trace_fn, void *);
+static uintptr_t (*unwind_get_ip)(struct _Unwind_Context *);
 static int unwinder_ready;
 static uintptr_t tracer_text_lo, tracer_text_hi;   /* our executable segment */
 static __thread const char *unavailable_reason __attribute__((tls_model("initial-exec")));
@@ -50,6 +56,13 @@ void backtrace_warm_up(void)
 	}
 	if (glibc_backtrace) {
 		glibc_backtrace(raw, 4);   /* loads libgcc_s's unwinder, once */
+		void *libgcc = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
+		if (libgcc) {
+			/* from libgcc_s itself, not whatever the global scope has */
+			unwind_backtrace = (int (*)(unwind_trace_fn, void *))dlsym(libgcc, "_Unwind_Backtrace");
+			unwind_get_ip = (uintptr_t (*)(struct _Unwind_Context *))dlsym(libgcc, "_Unwind_GetIP");
+			dlclose(libgcc);
+		}
 		__atomic_store_n(&unwinder_ready, 1, __ATOMIC_RELEASE);
 	}
 	tracer_leave(ts);
@@ -58,6 +71,51 @@ void backtrace_warm_up(void)
 const char *backtrace_unavailable_reason(void)
 {
 	return unavailable_reason;
+}
+
+static int is_tracer_frame(uintptr_t pc)
+{
+	return pc >= tracer_text_lo && pc < tracer_text_hi;
+}
+
+struct walk {
+	uintptr_t *frames;
+	size_t max, n;
+};
+
+/* _URC_NO_REASON goes on, _URC_END_OF_STACK stops. The tracer's own frames
+ * (the wrapper and what it called) come first and are dropped. */
+static int walk_step(struct _Unwind_Context *context, void *arg)
+{
+	struct walk *w = arg;
+	uintptr_t pc = unwind_get_ip(context);
+	if (!pc)
+		return 5;
+	if (is_tracer_frame(pc))
+		return 0;
+	w->frames[w->n++] = pc;
+	return w->n == w->max ? 5 : 0;
+}
+
+static size_t walk_stack(uintptr_t *frames, size_t max)
+{
+	struct walk w = { frames, max, 0 };
+	if (max)
+		unwind_backtrace(walk_step, &w);
+	return w.n;
+}
+
+static size_t walk_with_glibc(uintptr_t *frames, size_t max)
+{
+	void *raw[64];
+	void **into = max + 16 <= 64 ? raw : (void **)frames;
+	int room = max + 16 <= 64 ? (int)(max + 16) : (int)max;
+	int n = glibc_backtrace(into, room);
+	size_t out = 0;
+	for (int i = 0; i < n && out < max; i++)
+		if (!is_tracer_frame((uintptr_t)into[i]))
+			frames[out++] = (uintptr_t)into[i];
+	return out;
 }
 
 size_t backtrace_capture(uintptr_t *frames, size_t max)
@@ -74,13 +132,7 @@ size_t backtrace_capture(uintptr_t *frames, size_t max)
 		return 0;
 	}
 	tracer_enter(ts);
-	int n = glibc_backtrace((void **)frames, (int)max);
+	size_t out = unwind_backtrace && unwind_get_ip ? walk_stack(frames, max) : walk_with_glibc(frames, max);
 	tracer_leave(ts);
-	/* The wrappers and the thread trampoline are the tracer's frames: the
-	 * stack shown is the program's. */
-	size_t out = 0;
-	for (int i = 0; i < n; i++)
-		if (frames[i] < tracer_text_lo || frames[i] >= tracer_text_hi)
-			frames[out++] = frames[i];
 	return out;
 }

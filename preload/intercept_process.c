@@ -19,10 +19,13 @@
 
 /* ---- fork ------------------------------------------------------------------
  * Lock order (outermost first; never taken in another order anywhere):
- *   report lock, report-sites lock  (report.c)
- *   lock graph, lock classes        (lock_graph.c, lock_classes.c)
+ *   report lock (also the symbolizer's), report-sites lock   (report.c)
+ *   lock graph                      (lock_graph.c)
+ *   lock classes, lock instances    (lock_classes.c, lock_instances.c)
  *   stack depot                     (stack_depot.c)
  *   thread registry                 (thread_registry.c)
+ * A report body takes the graph (to find a cycle's path again) and names
+ * classes; nothing that holds the graph lock names anything.
  * The handlers are registered first thing in the constructor, so our
  * prepare runs after the program's own (theirs may take locks, which we
  * track) and our child handler before theirs (which may release them). */

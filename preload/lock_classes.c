@@ -1,25 +1,25 @@
-/* The class registry and the lock-address -> class map. Lookups are
- * lock-free (one probe in the common case); creating classes and claiming
- * instance slots, which happen once per class or lock address, take a
- * spinlock of the tracer's own. */
+/* The class registry and the lock -> class resolution. Looking up a class
+ * by key is lock-free; creating one (once per class) takes the registry
+ * lock. Instances live in lock_instances.c. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <sched.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include "lock_classes.h"
 #include "flavors.h"
+#include "lock_class_keys.h"
+#include "lock_instances.h"
+#include "options.h"
 #include "report.h"
 #include "symbolize.h"
-#include "options.h"
 #include "thread_state.h"
 #include "tracer_lock.h"
 
 struct lock_class lock_classes[MAX_LOCK_CLASSES];
-struct lock_instance lock_instances[MAX_LOCK_INSTANCES];
 static uint32_t nr_lock_classes = 1;   /* 0 means "no class" */
 
-/* key -> class id, open addressing; written under registry_lock, read
+/* key -> class id, open addressing; written under the registry lock, read
  * lock-free (ids are published with release stores). */
 #define CLASS_HASH_SIZE (2 * MAX_LOCK_CLASSES)
 static uint32_t class_hash[CLASS_HASH_SIZE];
@@ -33,15 +33,18 @@ static int registry_taken_for_fork;
 void lock_classes_fork_prepare(struct thread_state *self)
 {
 	registry_taken_for_fork = tracer_lock_fork_prepare(&registry, self);
+	lock_instances_fork_prepare(self);
 }
 
 void lock_classes_fork_parent(void)
 {
+	lock_instances_fork_parent();
 	tracer_lock_fork_parent(&registry, registry_taken_for_fork);
 }
 
 void lock_classes_fork_child(struct thread_state *self)
 {
+	lock_instances_fork_child(self);
 	/* A half-made class is not published before it is complete: the
 	 * tables stay consistent whatever a vanished thread was doing. */
 	tracer_lock_fork_child(&registry, registry_taken_for_fork, self);
@@ -57,7 +60,7 @@ static uint32_t class_key_hash(uintptr_t key, enum class_key_kind kind, unsigned
 static int class_matches(uint32_t id, uintptr_t key, enum class_key_kind kind, unsigned subclass)
 {
 	const struct lock_class *c = &lock_classes[id];
-	return c->key == key && c->key_kind == kind && c->subclass == subclass;
+	return c->key == key && c->key_kind == kind && c->subclass == subclass && !c->dead;
 }
 
 static uint32_t class_lookup(uintptr_t key, enum class_key_kind kind, unsigned subclass,
@@ -78,8 +81,10 @@ static uint32_t class_lookup(uintptr_t key, enum class_key_kind kind, unsigned s
 	return 0;
 }
 
-static uint32_t class_for_key(uintptr_t key, enum class_key_kind kind, unsigned subclass,
-			      const char *name, uintptr_t instance)
+/* The class for the key; a new one is made from `proto` (its naming
+ * fields). */
+static uint32_t class_for(uintptr_t key, enum class_key_kind kind, unsigned subclass,
+			  const struct lock_class *proto)
 {
 	uint32_t free_slot;
 	uint32_t id = class_lookup(key, kind, subclass, &free_slot);
@@ -91,11 +96,14 @@ static uint32_t class_for_key(uintptr_t key, enum class_key_kind kind, unsigned 
 	if (!id && free_slot < CLASS_HASH_SIZE && nr_lock_classes < MAX_LOCK_CLASSES) {
 		id = nr_lock_classes++;
 		struct lock_class *c = &lock_classes[id];
+		if (proto)
+			*c = *proto;
+		else
+			memset(c, 0, sizeof(*c));
 		c->key = key;
 		c->key_kind = (uint8_t)kind;
 		c->subclass = (uint8_t)subclass;
-		c->name = name;
-		c->first_instance = instance;
+		c->dead = 0;
 		c->first_dependency = 0;
 		__atomic_store_n(&class_hash[free_slot], id, __ATOMIC_RELEASE);
 	}
@@ -109,108 +117,162 @@ static uint32_t class_for_key(uintptr_t key, enum class_key_kind kind, unsigned 
 uint32_t lock_class_for_key(uintptr_t key, enum class_key_kind kind, unsigned subclass,
 			    const char *name)
 {
-	return class_for_key(key, kind, subclass, name, 0);
+	struct lock_class proto = { .name = name };
+	return class_for(key, kind, subclass, &proto);
 }
 
-uint32_t lock_class_for_instance(uintptr_t key, enum class_key_kind kind, const void *instance)
+/* ---- static storage -------------------------------------------------------
+ * The writable segments (data and bss) of the loaded objects, listed again
+ * when the loader's load and unload counters moved. Read and rebuilt under
+ * the registry lock: used once per lock address. */
+
+struct range {
+	uintptr_t lo, hi;
+};
+static struct range static_ranges[MAX_STATIC_RANGES];
+static int nr_static_ranges;
+static int static_ranges_stale = 1;
+static unsigned long long listed_adds, listed_subs;   /* the loader's counters then */
+
+void lock_classes_objects_changed(void)
 {
-	return class_for_key(key, kind, 0, NULL, (uintptr_t)instance);
+	__atomic_store_n(&static_ranges_stale, 1, __ATOMIC_RELEASE);
 }
 
-/* In a loaded object's data or bss: a static lock. */
+/* The loader counts loads and unloads: a changed count means a new list. */
+static int read_load_counters(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *counters = arg;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+		counters[0] = info->dlpi_adds;
+		counters[1] = info->dlpi_subs;
+	}
+	return 1;
+}
+
+static int list_writable_segments(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size, (void)arg;
+	for (size_t i = 0; i < info->dlpi_phnum && nr_static_ranges < MAX_STATIC_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		static_ranges[nr_static_ranges++] = (struct range){ lo, lo + ph->p_memsz };
+	}
+	return 0;
+}
+
 static int is_static_storage(const void *lock)
 {
-	Dl_info info;
 	struct thread_state *ts = thread_state();
+	if (!tracer_lock_acquire(&registry, ts))
+		return 0;
+	unsigned long long counters[2] = { 0, 0 };
 	tracer_enter(ts);
-	int found = dladdr(lock, &info) && info.dli_fbase;
+	dl_iterate_phdr(read_load_counters, counters);
+	if (__atomic_exchange_n(&static_ranges_stale, 0, __ATOMIC_ACQ_REL) || counters[0] != listed_adds ||
+	    counters[1] != listed_subs) {
+		nr_static_ranges = 0;
+		dl_iterate_phdr(list_writable_segments, NULL);
+		listed_adds = counters[0];
+		listed_subs = counters[1];
+	}
 	tracer_leave(ts);
+	int found = 0;
+	for (int i = 0; i < nr_static_ranges && !found; i++)
+		found = (uintptr_t)lock >= static_ranges[i].lo && (uintptr_t)lock < static_ranges[i].hi;
+	tracer_lock_release(&registry);
 	return found;
 }
 
-/* The instance slot of `lock`, claimed if needed; NULL when the table is full. */
-static struct lock_instance *instance_slot(const void *lock, int claim)
-{
-	uint32_t h = lock_instance_hash(lock);
-	for (uint32_t probe = 0; probe < 64; probe++) {
-		struct lock_instance *slot = &lock_instances[(h + probe) & (MAX_LOCK_INSTANCES - 1)];
-		uintptr_t cur = __atomic_load_n(&slot->lock, __ATOMIC_ACQUIRE);
-		if (cur == (uintptr_t)lock)
-			return slot;
-		if (cur == 0) {
-			if (!claim)
-				return NULL;
-			uintptr_t expected = 0;
-			if (__atomic_compare_exchange_n(&slot->lock, &expected, (uintptr_t)lock, 0,
-							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
-			    expected == (uintptr_t)lock)
-				return slot;
-		}
-	}
-	if (claim)
-		report_limit_once("MAX_LOCK_INSTANCES too low!",
-				  "lock address table full: some locks are classed by address only");
-	return NULL;
-}
+/* The variable a static lock belongs to (an array of locks is one
+ * variable): its start, or the lock's own address without a symbol. */
+struct variable_lookup {
+	uintptr_t addr;
+	uintptr_t start;
+};
 
-/* Sets the class of an instance and starts a new generation. A slot is
- * claimed first with class 0, so readers never see a half-made entry. */
-static void lock_class_set(const void *lock, uint32_t class_id)
+static void find_variable(void *arg)
 {
-	struct lock_instance *slot = instance_slot(lock, 1);
-	if (!slot)
+	struct variable_lookup *v = arg;
+	char name[256];
+	if (!symbolize_data(v->addr, name, sizeof(name)))
 		return;
-	uint64_t old = __atomic_load_n(&slot->class_and_gen, __ATOMIC_RELAXED), new;
-	do {
-		new = (((old >> 32) + 1) << 32) | class_id;
-	} while (!__atomic_compare_exchange_n(&slot->class_and_gen, &old, new, 0, __ATOMIC_RELEASE,
-					      __ATOMIC_RELAXED));
+	const char *plus = strstr(name, "+0x");
+	unsigned long offset = 0;
+	if (plus && sscanf(plus + 3, "%lx", &offset) == 1 && offset <= v->addr)
+		v->start = v->addr - offset;
+	else if (!plus)
+		v->start = v->addr;
 }
 
-static uint32_t instance_class(const struct lock_instance *slot, uint32_t *generation)
+static uint32_t static_class(const void *lock)
 {
-	uint64_t v = __atomic_load_n(&slot->class_and_gen, __ATOMIC_RELAXED);
-	if (generation)
-		*generation = (uint32_t)(v >> 32);
-	return (uint32_t)v;
+	struct variable_lookup v = { (uintptr_t)lock, (uintptr_t)lock };
+	symbolizer_run(thread_state(), find_variable, &v);
+	struct lock_class proto = { .first_instance = v.start };
+	return class_for(v.start, CLASS_STATIC, 0, &proto);
 }
+
+/* ---- site classes ------------------------------------------------------------ */
+
+static uint32_t site_class(enum class_key_kind kind, const void *lock, uintptr_t ip,
+			   const uintptr_t *frames, size_t nr_frames)
+{
+	struct site_key k;
+	struct thread_state *ts = thread_state();
+	int keyed = frames ? site_key_of(ts, ip, frames, nr_frames, &k) : site_key_here(ts, ip, &k);
+	if (!keyed) {
+		k.key = ip;
+		k.site = ip;
+		k.nr_callers = 0;
+	}
+	struct lock_class proto = { .first_instance = (uintptr_t)lock, .site = k.site,
+				    .nr_callers = (uint8_t)k.nr_callers };
+	for (int i = 0; i < k.nr_callers && i < 2; i++)
+		proto.callers[i] = k.callers[i];
+	return class_for(k.key, kind, 0, &proto);
+}
+
+/* A lock on the stack of the thread that handles it, near its frame. */
+static int on_own_stack(const void *lock)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	return (uintptr_t)lock >= sp && (uintptr_t)lock - sp < (1u << 20);
+}
+
+/* ---- lock -> class ------------------------------------------------------------ */
 
 uint32_t lock_class_peek(const void *lock)
 {
-	struct lock_instance *slot = instance_slot(lock, 0);
-	uint32_t id = slot ? instance_class(slot, NULL) : 0;
-	return id == LOCK_CLASS_UNTRACKED ? 0 : id;
+	uint32_t id;
+	if (!lock_instance_get(lock, &id, NULL) || id == LOCK_CLASS_UNTRACKED)
+		return 0;
+	return id;
 }
 
 uint32_t lock_instance_generation(const void *lock)
 {
-	uint32_t gen = 0;
-	struct lock_instance *slot = instance_slot(lock, 0);
-	if (slot)
-		instance_class(slot, &gen);
-	return gen;
+	uint32_t id, gen;
+	return lock_instance_get(lock, &id, &gen) ? gen : 0;
 }
 
 uint32_t lock_class_of(const void *lock, uintptr_t ip)
 {
-	(void)ip;
-	struct lock_instance *slot = instance_slot(lock, 1);
-	if (slot) {
-		uint32_t id = instance_class(slot, NULL);
-		if (id)
-			return id == LOCK_CLASS_UNTRACKED ? 0 : id;
-	}
-	/* Never initialized by a call (or destroyed since). In static storage
-	 * it is a class of its own. In heap or stack memory its address is
-	 * reused by unrelated locks, so it cannot name a class: not followed. */
-	uint32_t id = is_static_storage(lock)
-		? lock_class_for_key((uintptr_t)lock, CLASS_STATIC, 0, NULL) : LOCK_CLASS_UNTRACKED;
-	if (slot && id) {
-		uint64_t old = __atomic_load_n(&slot->class_and_gen, __ATOMIC_RELAXED);
-		if (!(uint32_t)old)
-			__atomic_compare_exchange_n(&slot->class_and_gen, &old, (old & ~0xffffffffull) | id,
-						    0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-	}
+	uint32_t id;
+	if (lock_instance_get(lock, &id, NULL))
+		return id == LOCK_CLASS_UNTRACKED ? 0 : id;
+	/* Never initialized by a call (or destroyed or freed since). */
+	if (is_static_storage(lock))
+		id = static_class(lock);
+	else if (on_own_stack(lock))
+		id = LOCK_CLASS_UNTRACKED;
+	else
+		id = site_class(CLASS_FIRST_USE, lock, ip, NULL, 0);
+	if (!id)
+		return 0;
+	id = lock_instance_set_if_new(lock, id);
 	return id == LOCK_CLASS_UNTRACKED ? 0 : id;
 }
 
@@ -221,29 +283,30 @@ uint32_t held_class_lookup(struct held_lock *h)
 	return h->class_id;
 }
 
-void lock_class_init_instance(const void *lock, uintptr_t site)
+void lock_class_init_instance(const void *lock, uintptr_t ip, const uintptr_t *frames, size_t nr_frames)
 {
-	uint32_t id = lock_class_for_instance(site, CLASS_INIT_SITE, lock);
+	uint32_t id = site_class(CLASS_INIT_SITE, lock, ip, frames, nr_frames);
 	if (id)
-		lock_class_set(lock, id);
+		lock_instance_set(lock, id);
+	else
+		lock_instance_forget(lock);
 }
 
 void lock_class_untrack_instance(const void *lock)
 {
-	lock_class_set(lock, LOCK_CLASS_UNTRACKED);
+	lock_instance_set(lock, LOCK_CLASS_UNTRACKED);
 }
 
 void lock_class_destroy_instance(const void *lock)
 {
-	if (instance_slot(lock, 0))
-		lock_class_set(lock, 0);
+	lock_instance_forget(lock);
 }
 
 void lock_class_set_named(const void *lock, const void *key, const char *name)
 {
 	uint32_t id = lock_class_for_key((uintptr_t)key, CLASS_NAMED, 0, name);
 	if (id)
-		lock_class_set(lock, id);
+		lock_instance_set(lock, id);
 }
 
 uint32_t lock_class_nested(uint32_t class_id, unsigned subclass)
@@ -253,7 +316,79 @@ uint32_t lock_class_nested(uint32_t class_id, unsigned subclass)
 	if (subclass >= MAX_LOCK_SUBCLASSES)
 		subclass = MAX_LOCK_SUBCLASSES - 1;
 	const struct lock_class *c = &lock_classes[class_id];
-	return class_for_key(c->key, (enum class_key_kind)c->key_kind, subclass, c->name, c->first_instance);
+	return class_for(c->key, (enum class_key_kind)c->key_kind, subclass, c);
+}
+
+void lock_classes_forget_range(uintptr_t lo, uintptr_t hi)
+{
+	uint32_t n = __atomic_load_n(&nr_lock_classes, __ATOMIC_ACQUIRE);
+	for (uint32_t id = 1; id < n; id++) {
+		struct lock_class *c = &lock_classes[id];
+		uintptr_t where = c->key_kind == CLASS_STATIC || c->key_kind == CLASS_SRCU ? c->key : 0;
+		if (where >= lo && where < hi)
+			__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
+	}
+	lock_classes_objects_changed();
+}
+
+/* ---- names ----------------------------------------------------------------------- */
+
+/* "func+0x2a" of a return address, or "" */
+static void site_name(uintptr_t site, char *buf, size_t size)
+{
+	char where[512] = "";
+	buf[0] = 0;
+	if (!tracer_options.symbolize)
+		return;
+	symbolize_code(site, where, sizeof(where));
+	char *space = strchr(where, ' ');
+	if (space)
+		*space = 0;
+	/* "func+0x2a/0x90": the class is the site, the size is noise */
+	char *slash = strchr(where, '/');
+	if (slash && strstr(where, "+0x"))
+		*slash = 0;
+	if (where[0] != '0')   /* not a raw "0x..." */
+		snprintf(buf, size, "%s", where);
+}
+
+/* Whether another live class comes from the same init site: then the
+ * callers that tell them apart are part of the name. */
+static int site_shared(uint32_t class_id)
+{
+	const struct lock_class *c = &lock_classes[class_id];
+	uint32_t n = __atomic_load_n(&nr_lock_classes, __ATOMIC_ACQUIRE);
+	for (uint32_t id = 1; id < n; id++)
+		if (id != class_id && lock_classes[id].site == c->site && lock_classes[id].key != c->key &&
+		    lock_classes[id].key_kind == c->key_kind)
+			return 1;
+	return 0;
+}
+
+static void site_class_name(uint32_t class_id, char *base, size_t size)
+{
+	const struct lock_class *c = &lock_classes[class_id];
+	/* A static first lock names the class ("counter_spin"; "locks" for
+	 * "locks+0x28": the array, not the element). */
+	if (tracer_options.symbolize && c->first_instance && symbolize_data(c->first_instance, base, size)) {
+		char *plus = strstr(base, "+0x");
+		if (plus)
+			*plus = 0;
+		return;
+	}
+	site_name(c->site, base, size);
+	if (!base[0])
+		snprintf(base, size, "lock@%lx", (unsigned long)c->site);
+	if (!site_shared(class_id))
+		return;
+	for (int i = 0; i < c->nr_callers && i < 2; i++) {
+		char caller[256] = "";
+		if (tracer_options.symbolize)
+			symbolize_function(c->callers[i] + 1, caller, sizeof(caller));
+		size_t len = strlen(base);
+		if (caller[0])
+			snprintf(base + len, size - len, " from %s", caller);
+	}
 }
 
 void lock_class_name(uint32_t class_id, char *buf, size_t size)
@@ -264,7 +399,7 @@ void lock_class_name(uint32_t class_id, char *buf, size_t size)
 		return;
 	}
 	const struct lock_class *c = &lock_classes[class_id];
-	char base[256] = "";
+	char base[512] = "";
 	switch ((enum class_key_kind)c->key_kind) {
 	case CLASS_RCU_FLAVOR:
 		snprintf(base, sizeof(base), "%s", c->key < NR_FLAVORS ? flavor_lock_name[c->key] : "rcu");
@@ -272,29 +407,10 @@ void lock_class_name(uint32_t class_id, char *buf, size_t size)
 	case CLASS_NAMED:
 		snprintf(base, sizeof(base), "%s", c->name ? c->name : "?");
 		break;
-	case CLASS_INIT_SITE: {
-		char where[512] = "";
-		/* A static first lock names the class ("counter_spin" for
-		 * "locks+0x28": the array, not the element). */
-		if (tracer_options.symbolize && c->first_instance &&
-		    symbolize_data(c->first_instance, base, sizeof(base))) {
-			char *plus = strstr(base, "+0x");
-			if (plus)
-				*plus = 0;
-			break;
-		}
-		if (tracer_options.symbolize)
-			symbolize_code(c->key, where, sizeof(where));
-		char *space = strchr(where, ' ');
-		if (space)
-			*space = 0;
-		/* "func+0x2a/0x90": the class is the site, the size is noise */
-		char *slash = strchr(where, '/');
-		if (slash && strstr(where, "+0x"))
-			*slash = 0;
-		snprintf(base, sizeof(base), "%s", where[0] ? where : "lock");
+	case CLASS_INIT_SITE:
+	case CLASS_FIRST_USE:
+		site_class_name(class_id, base, sizeof(base));
 		break;
-	}
 	case CLASS_STATIC:
 	case CLASS_SRCU:
 		if (tracer_options.symbolize)
@@ -304,7 +420,7 @@ void lock_class_name(uint32_t class_id, char *buf, size_t size)
 		break;
 	}
 	if (c->key_kind == CLASS_SRCU)
-		snprintf(buf, size, "srcu:%s%s", base, "");
+		snprintf(buf, size, "srcu:%s", base);
 	else
 		snprintf(buf, size, "%s", base);
 	if (c->subclass) {

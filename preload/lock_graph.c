@@ -179,7 +179,7 @@ static int find_strong_path(uint32_t start, int start_read, uint32_t target, int
 				if (reached_by_read && held_read)
 					continue;   /* read-read at `node`: no wait there */
 				struct search_state *s = &search[d->to][acquired_read];
-				if (s->stamp == search_stamp)
+				if (s->stamp == search_stamp || lock_classes[d->to].dead)
 					continue;
 				s->stamp = search_stamp;
 				s->parent_edge = e;

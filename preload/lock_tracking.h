@@ -11,6 +11,8 @@
 #include "checks.h"
 #include "lock_graph.h"
 #include "perturb.h"
+#include "backtrace.h"
+#include "lock_class_keys.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -180,10 +182,15 @@ static inline void lock_initialized(const void *lock, int ret, uintptr_t ip)
 			held_lock_remove(ts, i);
 	}
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	if ((uintptr_t)lock >= sp && (uintptr_t)lock - sp < (1u << 20))
+	if ((uintptr_t)lock >= sp && (uintptr_t)lock - sp < (1u << 20)) {
 		lock_class_untrack_instance(lock);
-	else
-		lock_class_init_instance(lock, ip);
+		return;
+	}
+	/* The call chain is unwound right here in the wrapper: fewer of the
+	 * tracer's frames to step through first. */
+	uintptr_t frames[CLASS_KEY_MAX_CALLERS + 1];
+	size_t n = backtrace_capture(frames, site_key_frames_wanted());
+	lock_class_init_instance(lock, ip, frames, n);
 }
 
 /* The destroy succeeded: forget the lock, so the one bug does not come back

@@ -8,6 +8,7 @@
 #include "options.h"
 #include "report.h"
 #include "suppressions.h"
+#include "class_rules.h"
 
 static const struct tracer_options default_options = {
 #define OPTION_INIT(name, type, def, desc) .name = def,
@@ -46,6 +47,10 @@ static int option_valid(const struct tracer_options *o, const char **why)
 {
 	if (o->max_frames < 1 || o->max_frames > 128) {
 		*why = "max_frames must be between 1 and 128";
+		return 0;
+	}
+	if (o->class_depth < 0 || o->class_depth > CLASS_RULES_MAX_DEPTH) {
+		*why = "class_depth must be between 0 and 8";
 		return 0;
 	}
 	if (o->exitcode < 0 || o->exitcode > 255) {
@@ -133,6 +138,20 @@ static void load_suppressions(void)
 	}
 }
 
+/* The class rules too: a bad file is named and ignored. */
+static void load_class_rules(void)
+{
+	if (!tracer_options.class_rules[0])
+		return;
+	char err[512];
+	if (class_rules_load(tracer_options.class_rules, err, sizeof(err)) < 0) {
+		char line[700];
+		int n = snprintf(line, sizeof(line),
+				 "lockdep-rcu: ignoring option 'class_rules' in LOCKDEP_RCU_OPTIONS: %s\n", err);
+		report_raw_write(line, n < 0 ? 0 : (size_t)n >= sizeof(line) ? sizeof(line) - 1 : (size_t)n);
+	}
+}
+
 void options_reset(void)
 {
 	tracer_options = default_options;
@@ -170,6 +189,7 @@ void options_init(void)
 	parsing_here = 1;
 	options_parse(getenv("LOCKDEP_RCU_OPTIONS"));
 	load_suppressions();
+	load_class_rules();
 	if (tracer_options.help)
 		print_help();
 	parsing_here = 0;

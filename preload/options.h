@@ -18,6 +18,8 @@
 	X(suppressions, STR, "", "suppressions file: kind:pattern rules; matching reports are only counted") \
 	X(perturb, INT, 0, "inject seeded delays and yields at lock acquire/release and read-side unlock") \
 	X(seed, INT, 0, "seed of perturb: the same seed, the same delays") \
+	X(class_depth, INT, 3, "calling functions that tell apart the locks one init site makes (generic lock constructors); 0: the site alone") \
+	X(class_rules, STR, "", "class rules file: split:FUNCTION:DEPTH and merge:FUNCTION lines override class_depth for init sites in FUNCTION") \
 	X(help, INT, 0, "print the options and their values at startup")
 
 struct tracer_options {

@@ -409,10 +409,34 @@ struct report_job {
 	int suppressed;
 };
 
+/* Set while a report body runs (under the report lock). */
+static int report_body_active;
+
+int symbolizer_run(struct thread_state *ts, void (*fn)(void *), void *arg)
+{
+	if (tracer_lock_held_by(&report_lock, ts)) {
+		if (!report_body_active)
+			return 0;
+		fn(arg);
+		return 1;
+	}
+	int saved_errno = errno;
+	tracer_enter(ts);
+	int ran = tracer_lock_acquire(&report_lock, ts);
+	if (ran) {
+		run_on_tracer_stack(fn, arg);
+		tracer_lock_release(&report_lock);
+	}
+	tracer_leave(ts);
+	errno = saved_errno;
+	return ran;
+}
+
 /* On the tracer's stack: the whole text, and the suppression decision. */
 static void build_report(void *p)
 {
 	struct report_job *job = p;
+	report_body_active = 1;
 	report_len = 0;
 	nr_report_pcs = 0;
 	size_t width = strlen(job->title);
@@ -423,6 +447,7 @@ static void build_report(void *p)
 	report_rule('-', width);
 	job->body(job->ts, job->arg);
 	job->suppressed = report_is_suppressed(job->kind);
+	report_body_active = 0;
 }
 
 void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site, const char *title,

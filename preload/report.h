@@ -48,6 +48,13 @@ int report_site_once(enum report_kind kind, uintptr_t site);
 void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site, const char *title,
 		 void (*body)(struct thread_state *ts, void *arg), void *arg);
 
+/* Runs fn(arg) with the symbolizer to itself: under the report lock, on the
+ * tracer's stack (the symbolizer's only lock). Inside a report body it runs
+ * fn at once. Returns 0 without running fn when this thread holds the
+ * report lock otherwise (a signal handler interrupting it, or fork
+ * preparation). */
+int symbolizer_run(struct thread_state *ts, void (*fn)(void *), void *arg);
+
 /* In a body: */
 void report_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "function+0xoff/0xsize [module] file:line" of a return address. */

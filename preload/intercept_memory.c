@@ -1,0 +1,192 @@
+/* Memory that goes away takes its lock instances with it: free(),
+ * realloc(), munmap(), mremap() and dlclose() forget the locks that lived
+ * there (lock_instances.h), so the next object at that address inherits no
+ * class. free() pays one load and a branch when its block's 2 MiB region
+ * holds no lock; otherwise it asks the allocator for the block's size. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <malloc.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include "lock_classes.h"
+#include "lock_instances.h"
+#include "lock_tracking.h"
+#include "real_functions.h"
+#include "report.h"
+#include "symbolize.h"
+
+INTERPOSE(free);
+INTERPOSE(realloc);
+INTERPOSE(munmap);
+INTERPOSE(mremap);
+INTERPOSE(dlclose);
+
+/* The block size function of the allocator that free() really calls
+ * (glibc's, jemalloc's...): the one defined by the same object, or none.
+ * Looked up once, where looking up cannot recurse into free(). */
+typedef size_t (*usable_size_fn)(void *);
+static usable_size_fn allocator_usable_size;
+static int usable_size_state;   /* 0 not looked up, 1 looking, 2 done */
+
+static void find_usable_size(void)
+{
+	int expected = 0;
+	if (!__atomic_compare_exchange_n(&usable_size_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	struct thread_state *ts = thread_state();
+	tracer_enter(ts);
+	Dl_info free_info, size_info;
+	void *fn = dlsym(RTLD_NEXT, "malloc_usable_size");
+	if (fn && dladdr((void *)REAL(free), &free_info) && dladdr(fn, &size_info) &&
+	    free_info.dli_fbase == size_info.dli_fbase)
+		allocator_usable_size = (usable_size_fn)fn;
+	tracer_leave(ts);
+	__atomic_store_n(&usable_size_state, 2, __ATOMIC_RELEASE);
+}
+
+/* The locks in a block that is being freed. */
+static void forget_block(void *p)
+{
+	if (__atomic_load_n(&usable_size_state, __ATOMIC_ACQUIRE) != 2) {
+		find_usable_size();
+		if (__atomic_load_n(&usable_size_state, __ATOMIC_ACQUIRE) != 2)
+			return;
+	}
+	if (!allocator_usable_size)
+		return;
+	size_t size = allocator_usable_size(p);
+	lock_instances_forget_range((uintptr_t)p, (uintptr_t)p + size);
+}
+
+void free(void *p)
+{
+	if (__builtin_expect(p != NULL && lock_instances_region_marked(p), 0))
+		forget_block(p);
+	REAL(free)(p);
+}
+
+void *realloc(void *p, size_t n)
+{
+	if (!p || !lock_instances_region_marked(p))
+		return REAL(realloc)(p, n);
+	size_t old = 0;
+	if (__atomic_load_n(&usable_size_state, __ATOMIC_ACQUIRE) != 2)
+		find_usable_size();
+	if (allocator_usable_size)
+		old = allocator_usable_size(p);
+	void *q = REAL(realloc)(p, n);
+	if (q != p && (q || !n))
+		lock_instances_forget_range((uintptr_t)p, (uintptr_t)p + old);
+	else if (q == p && n < old)
+		lock_instances_forget_range((uintptr_t)p + n, (uintptr_t)p + old);
+	return q;
+}
+
+int munmap(void *addr, size_t len)
+{
+	int ret = REAL(munmap)(addr, len);
+	if (ret == 0)
+		lock_instances_forget_range((uintptr_t)addr, (uintptr_t)addr + len);
+	return ret;
+}
+
+void *mremap(void *old, size_t old_size, size_t new_size, int flags, ...)
+{
+	void *new_address = NULL;
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+		va_start(ap, flags);
+		new_address = va_arg(ap, void *);
+		va_end(ap);
+	}
+	void *p = REAL(mremap)(old, old_size, new_size, flags, new_address);
+	if (p != MAP_FAILED && p != old)
+		lock_instances_forget_range((uintptr_t)old, (uintptr_t)old + old_size);
+	else if (p == old && new_size < old_size)
+		lock_instances_forget_range((uintptr_t)old + new_size, (uintptr_t)old + old_size);
+	return p;
+}
+
+/* ---- dlclose: the object's segments, before and after --------------------- */
+
+#define MAX_SEGMENTS 16
+
+struct object_span {
+	uintptr_t base;
+	const char *name;
+	int nr;
+	uintptr_t lo[MAX_SEGMENTS], hi[MAX_SEGMENTS];
+	int found;
+};
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct object_span *o = arg;
+	if (info->dlpi_addr != o->base || !info->dlpi_name || !o->name ||
+	    __builtin_strcmp(info->dlpi_name, o->name))
+		return 0;
+	o->found = 1;
+	for (size_t i = 0; i < info->dlpi_phnum && o->nr < MAX_SEGMENTS; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		o->lo[o->nr] = info->dlpi_addr + ph->p_vaddr;
+		o->hi[o->nr] = o->lo[o->nr] + ph->p_memsz;
+		o->nr++;
+	}
+	return 1;
+}
+
+struct range_arg {
+	uintptr_t lo, hi;
+};
+
+static void forget_symbols(void *arg)
+{
+	struct range_arg *r = arg;
+	symbolize_forget_range(r->lo, r->hi);
+}
+
+int dlclose(void *handle)
+{
+	struct thread_state *ts = thread_state();
+	struct link_map *map = NULL;
+	struct object_span span = { 0 };
+	void *h = handle;
+	__asm__("" : "+r"(h));   /* the program may pass NULL, declared nonnull */
+	if (!ts->in_tracer && h && dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map) {
+		span.base = map->l_addr;
+		span.name = map->l_name;
+		tracer_enter(ts);
+		dl_iterate_phdr(find_object, &span);
+		tracer_leave(ts);
+	}
+	int ret = REAL(dlclose)(handle);
+	if (ret != 0 || !span.found)
+		return ret;
+	/* Still mapped (another reference holds it)? Then nothing went. */
+	struct object_span still = { .base = span.base, .name = span.name };
+	tracer_enter(ts);
+	dl_iterate_phdr(find_object, &still);
+	tracer_leave(ts);
+	if (still.found)
+		return ret;
+	for (int i = 0; i < span.nr; i++) {
+		lock_instances_forget_range(span.lo[i], span.hi[i]);
+		lock_classes_forget_range(span.lo[i], span.hi[i]);
+		struct range_arg r = { span.lo[i], span.hi[i] };
+		symbolizer_run(ts, forget_symbols, &r);
+	}
+	lock_classes_objects_changed();
+	return ret;
+}
+
+/* Looked up at startup, where it cannot recurse into free(). */
+__attribute__((constructor)) static void memory_hooks_init(void)
+{
+	find_usable_size();
+}

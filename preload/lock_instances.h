@@ -1,0 +1,72 @@
+/* Lock instances: which class each lock address belongs to, and until when.
+ * A lock's identity ends with its memory, as in the kernel (which drops the
+ * instances of freed memory on every kfree): destroying a lock, freeing,
+ * reallocating or unmapping the memory it lives in, or unloading the
+ * library it is a static of, forgets it, so the next lock made at that
+ * address is a new instance and inherits nothing.
+ *
+ * The map is an open-addressing hash table of (address -> class, generation)
+ * that grows (and drops its tombstones) when it fills: no fixed number of
+ * lock addresses over a process's life. Lookups are lock-free; changes take
+ * the instances lock. So that free() can afford to ask "is there a lock in
+ * this block?", the addresses that hold instances are also marked in a
+ * two-level bitmap: one bit per 2 MiB region of the address space, then
+ * one bit per 16-byte granule of the regions that have any. */
+#ifndef LOCKDEP_RCU_LOCK_INSTANCES_H
+#define LOCKDEP_RCU_LOCK_INSTANCES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define INSTANCE_TABLE_MIN (1u << 16)     /* slots of the first table */
+#define INSTANCE_REGION_SHIFT 21          /* 2 MiB regions */
+#define INSTANCE_GRANULE_SHIFT 4          /* 16-byte granules */
+#define MAX_INSTANCE_REGIONS (1u << 16)   /* regions holding locks at once */
+
+struct thread_state;
+
+/* The class and generation of the instance at `lock`. Returns 0 when the
+ * address holds no known instance. Lock-free. */
+int lock_instance_get(const void *lock, uint32_t *class_id, uint32_t *generation);
+
+/* Records (or changes) the class of the instance at `lock`, starting a new
+ * generation. Returns 0 when the instances lock is this thread's already (a
+ * signal handler interrupted an update) or memory ran out. */
+int lock_instance_set(const void *lock, uint32_t class_id);
+
+/* Sets the class only if the address has no instance yet (a lock seen for
+ * the first time by a lookup): returns the class it has then. */
+uint32_t lock_instance_set_if_new(const void *lock, uint32_t class_id);
+
+/* Forgets one instance (a destroyed lock). */
+void lock_instance_forget(const void *lock);
+
+/* Whether the 2 MiB region of addr holds any instance: the fast test of
+ * free(), one load and a bit test. */
+static inline int lock_instances_region_marked(const void *addr)
+{
+	extern uint64_t *lock_instance_regions;
+	const uint64_t *bits = __atomic_load_n(&lock_instance_regions, __ATOMIC_RELAXED);
+	uintptr_t r = (uintptr_t)addr >> INSTANCE_REGION_SHIFT;
+	return bits && r < (1ul << (47 - INSTANCE_REGION_SHIFT)) &&
+	       (__atomic_load_n(&bits[r / 64], __ATOMIC_RELAXED) >> (r % 64) & 1);
+}
+
+/* Whether [lo, hi) may hold an instance: a load and a bit test when the
+ * region holds none. Lock-free; may say yes wrongly, never no wrongly
+ * (except for changes racing with it). */
+int lock_instances_maybe_in(uintptr_t lo, uintptr_t hi);
+
+/* Forgets every instance in [lo, hi) (freed, unmapped or unloaded memory).
+ * Returns how many. */
+size_t lock_instances_forget_range(uintptr_t lo, uintptr_t hi);
+
+/* For the statistics and the tests. */
+size_t lock_instances_live(void);
+size_t lock_instances_capacity(void);
+
+void lock_instances_fork_prepare(struct thread_state *self);
+void lock_instances_fork_parent(void);
+void lock_instances_fork_child(struct thread_state *self);
+
+#endif
