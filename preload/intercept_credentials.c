@@ -9,7 +9,8 @@
 #include "log_output.h"
 #include "real_functions.h"
 
-#define BEFORE_CREDENTIALS_CHANGE() log_output_prepare()
+#define BEFORE(uid, gid) log_output_prepare((int)(uid), (int)(gid))
+#define SAME -1
 
 INTERPOSE(setuid);
 INTERPOSE(seteuid);
@@ -22,13 +23,19 @@ INTERPOSE(setresgid);
 INTERPOSE(setgroups);
 INTERPOSE(chroot);
 
-int setuid(uid_t uid) { BEFORE_CREDENTIALS_CHANGE(); return REAL(setuid)(uid); }
-int seteuid(uid_t uid) { BEFORE_CREDENTIALS_CHANGE(); return REAL(seteuid)(uid); }
-int setreuid(uid_t r, uid_t e) { BEFORE_CREDENTIALS_CHANGE(); return REAL(setreuid)(r, e); }
-int setresuid(uid_t r, uid_t e, uid_t s) { BEFORE_CREDENTIALS_CHANGE(); return REAL(setresuid)(r, e, s); }
-int setgid(gid_t gid) { BEFORE_CREDENTIALS_CHANGE(); return REAL(setgid)(gid); }
-int setegid(gid_t gid) { BEFORE_CREDENTIALS_CHANGE(); return REAL(setegid)(gid); }
-int setregid(gid_t r, gid_t e) { BEFORE_CREDENTIALS_CHANGE(); return REAL(setregid)(r, e); }
-int setresgid(gid_t r, gid_t e, gid_t s) { BEFORE_CREDENTIALS_CHANGE(); return REAL(setresgid)(r, e, s); }
-int setgroups(size_t n, const gid_t *list) { BEFORE_CREDENTIALS_CHANGE(); return REAL(setgroups)(n, list); }
-int chroot(const char *path) { BEFORE_CREDENTIALS_CHANGE(); return REAL(chroot)(path); }
+/* The identity files are made with afterwards: the effective one. */
+static int effective(uid_t real, uid_t eff)
+{
+	return eff != (uid_t)-1 ? (int)eff : real != (uid_t)-1 ? (int)real : SAME;
+}
+
+int setuid(uid_t uid) { BEFORE(uid, SAME); return REAL(setuid)(uid); }
+int seteuid(uid_t uid) { BEFORE(uid, SAME); return REAL(seteuid)(uid); }
+int setreuid(uid_t r, uid_t e) { BEFORE(effective(r, e), SAME); return REAL(setreuid)(r, e); }
+int setresuid(uid_t r, uid_t e, uid_t s) { BEFORE(effective(r, e), SAME); return REAL(setresuid)(r, e, s); }
+int setgid(gid_t gid) { BEFORE(SAME, gid); return REAL(setgid)(gid); }
+int setegid(gid_t gid) { BEFORE(SAME, gid); return REAL(setegid)(gid); }
+int setregid(gid_t r, gid_t e) { BEFORE(SAME, effective(r, e)); return REAL(setregid)(r, e); }
+int setresgid(gid_t r, gid_t e, gid_t s) { BEFORE(SAME, effective(r, e)); return REAL(setresgid)(r, e, s); }
+int setgroups(size_t n, const gid_t *list) { BEFORE(SAME, SAME); return REAL(setgroups)(n, list); }
+int chroot(const char *path) { BEFORE(SAME, SAME); return REAL(chroot)(path); }

@@ -16,11 +16,16 @@ struct log_file {
 	dev_t dev;
 	ino_t ino;
 	char path[LOG_PATH_MAX + 32];
+	/* Made ahead of a credentials change or chroot: its directory, to
+	 * remove it by name after the process has a new root, and whether
+	 * we created it (and may give it to the process's new owner). */
+	int dir_fd;
+	int created;
 };
 
-static struct log_file current = { .fd = -1 };
+static struct log_file current = { .fd = -1, .dir_fd = -1 };
 /* A forked child's fallback: the log it inherited from its parent. */
-static struct log_file inherited = { .fd = -1 };
+static struct log_file inherited = { .fd = -1, .dir_fd = -1 };
 static int wrote_anything;
 static int per_process;   /* log_path has %p */
 
@@ -71,10 +76,29 @@ static int move_high(int fd)
 	return high;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* Opens by name, or through the directory kept from before a chroot(). */
+static int open_named(const struct log_file *f, int flags, mode_t mode)
+{
+	if (f->dir_fd >= 0)
+		return openat(f->dir_fd, base_name(f->path), flags, mode);
+	return open(f->path, flags, mode);
+}
+
 static int open_log(struct log_file *f)
 {
 	expand_path(f->path, sizeof(f->path));
-	int fd = open(f->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+	int fd = open_named(f, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY, 0);
+	f->created = 0;
+	if (fd < 0 && errno == ENOENT) {
+		fd = open_named(f, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+		f->created = fd >= 0;
+	}
 	if (fd < 0)
 		return -errno;
 	fd = move_high(fd);
@@ -104,17 +128,65 @@ static void say(const char *fmt, const char *a, const char *b)
 		write_all(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-void log_output_prepare(void)
+/* The directory of the log, kept open (O_PATH) to make or remove the log
+ * by name from a process that chroot()ed since. */
+static void keep_directory(struct log_file *f)
+{
+	if (f->dir_fd >= 0)
+		return;
+	expand_path(f->path, sizeof(f->path));
+	char dir[sizeof(f->path)];
+	snprintf(dir, sizeof(dir), "%s", f->path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		f->dir_fd = move_high(fd);
+}
+
+/* Whether the process, as uid/gid (-1: as now), may still create files
+ * in the log's directory. */
+static int directory_writable_as(const struct log_file *f, int uid, int gid)
+{
+	struct stat st;
+	if (f->dir_fd < 0 || fstatat(f->dir_fd, "", &st, AT_EMPTY_PATH))
+		return 0;
+	uid_t u = uid >= 0 ? (uid_t)uid : geteuid();
+	gid_t g = gid >= 0 ? (gid_t)gid : getegid();
+	if (u == 0)
+		return 1;
+	if (st.st_uid == u)
+		return (st.st_mode & S_IWUSR) != 0;
+	if (st.st_gid == g)
+		return (st.st_mode & S_IWGRP) != 0;
+	return (st.st_mode & S_IWOTH) != 0;
+}
+
+void log_output_prepare(int new_uid, int new_gid)
 {
 	options_init();
-	if (!tracer_options.log_path[0] || still_ours(&current))
+	if (!tracer_options.log_path[0])
 		return;
 	int saved = errno;
-	int err = open_log(&current);
+	keep_directory(&current);
+	/* Made now only if the process may not make it later: a quiet
+	 * process then leaves no file behind in a directory it can write. */
+	if (!still_ours(&current) && !directory_writable_as(&current, new_uid, new_gid)) {
+		int err = open_log(&current);
+		if (err)
+			say("lockdep-rcu: cannot open log_path '%s': %s; reports go to stderr\n",
+			    current.path, strerror(-err));
+	}
+	/* The process's new owner may then remove it if it stays empty (a
+	 * sticky directory lets only a file's owner do that). */
+	if (still_ours(&current) && current.created && (new_uid >= 0 || new_gid >= 0))
+		(void)!fchown(current.fd, (uid_t)new_uid, (gid_t)new_gid);
 	errno = saved;
-	if (err)
-		say("lockdep-rcu: cannot open log_path '%s': %s; reports go to stderr\n",
-		    current.path, strerror(-err));
 }
 
 /* The descriptor for the next write: ours, reopened if the program took it
@@ -163,6 +235,8 @@ void log_output_fork_child(void)
 		return;   /* one shared log (or stderr): keep writing there */
 	inherited = current;
 	current.fd = -1;
+	current.dir_fd = -1;
+	current.created = 0;
 	current.path[0] = 0;
 	wrote_anything = 0;
 }
@@ -172,6 +246,10 @@ void log_output_close_at_exit(void)
 	if (!per_process || wrote_anything || !still_ours(&current) || !report_process_is_ours())
 		return;
 	struct stat st;
-	if (!fstat(current.fd, &st) && st.st_size == 0)
+	if (fstat(current.fd, &st) || st.st_size != 0)
+		return;
+	if (current.dir_fd >= 0)
+		unlinkat(current.dir_fd, base_name(current.path), 0);
+	else
 		unlink(current.path);
 }

@@ -19,8 +19,10 @@
 #include <stddef.h>
 
 /* Opens log_path now, if set and not open yet: the process is about to
- * drop privileges or chroot. */
-void log_output_prepare(void);
+ * change its credentials (to new_uid/new_gid; -1: unchanged) or chroot. A
+ * log made here goes to the new owner, who may then remove it if it stays
+ * empty. */
+void log_output_prepare(int new_uid, int new_gid);
 /* Writes one buffer with one write(2) when it fits (reports of racing
  * processes never interleave), looping on short writes and EINTR; errno
  * is preserved. */

@@ -26,7 +26,7 @@ Test(real_apache2, serves_and_exits_as_without_preload_silently, .timeout = 150)
 	struct real_run plain = real_run("apache2", 0, NULL, extra, 70);
 	struct real_run traced = real_run("apache2", 1, NULL, extra, 70);
 	const char *const keys[] = { "result", "checks", "checks_wrong", "ab_requests", "ab_failed", "ab_non2xx",
-				     "tls_reused", "children", "apache2_exit", "apache2_stop", "fds", "child_fds",
+				     "tls_reused", "children", "apache2_exit", "apache2_stop", "fds", "child_files",
 				     NULL };
 	real_expect_same(&plain, &traced, keys);
 	cr_expect_eq(atoi(real_value(&traced, "tracer_logs")), 0, "%s", traced.r.out);

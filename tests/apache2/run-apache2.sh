@@ -60,9 +60,9 @@ port=0 proxy_port=0 tls_port=0
 checks=0 checks_wrong=0
 ab_requests=0 ab_failed=0 ab_non2xx=0
 tls_reused=0 children=0
-apache2_exit=-1 apache2_stop=none apache2_pid="" fds=none child_fds=none
+apache2_exit=-1 apache2_stop=none apache2_pid="" fds=none child_fds=none child_files=none
 summary_keys=(port proxy_port tls_port checks checks_wrong ab_requests ab_failed ab_non2xx
-	tls_reused children apache2_exit apache2_stop fds child_fds)
+	tls_reused children apache2_exit apache2_stop fds child_fds child_files)
 stderr_files=("$workdir/apache2.stderr")
 rp_track_pidfile "$workdir/apache2.pid"
 rp_cleanup_hook() {
@@ -285,6 +285,10 @@ if ((started)); then
 	if ((children > 0)); then
 		fd_snapshot "${kids[0]}" "$workdir/apache2-child.fds"
 		child_fds=$(fd_digest "$workdir/apache2-child.fds")
+		# A child's sockets are its pooled and lingering connections, as
+		# many as the timing of the run left: compare everything else.
+		child_files=$(grep -v ' socket$' "$workdir/apache2-child.fds" >"$workdir/apache2-child.files" || true
+			fd_digest "$workdir/apache2-child.files")
 	fi
 
 	# apache2 -DFOREGROUND stops on SIGTERM (what "apache2ctl stop" sends)

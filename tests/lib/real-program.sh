@@ -302,7 +302,8 @@ fd_snapshot() {
 	{
 		for fd in /proc/"$pid"/fd/*; do
 			link=$(readlink "$fd" 2>/dev/null) || continue
-			if [[ -n ${tracer_dir-} && $link == "$tracer_dir"/* ]] && ((${fd##*/} >= 100)); then
+			if [[ -n ${tracer_dir-} && ($link == "$tracer_dir"/* || $link == "$tracer_dir") ]] &&
+				((${fd##*/} >= 100)); then
 				continue
 			fi
 			case $link in
