@@ -14,6 +14,7 @@
 #include "options.h"
 #include "stack_depot.h"
 #include "tracer_lock.h"
+#include "key_set.h"
 
 int lock_graph_enabled = 1;
 uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
@@ -69,39 +70,20 @@ uint32_t rcu_flavor_class(enum rcu_flavor flavor)
 	return id;
 }
 
-/* ---- lock-free sets of 64-bit keys (validated chains, instance pairs,
- *      reported cycles) --------------------------------------------------- */
-
-static int key_set_insert(uint64_t *set, uint32_t size, uint64_t key, const char *limit)
-{
-	uint32_t h = (uint32_t)(key >> 40) & (size - 1);
-	for (uint32_t probe = 0; probe < KEY_SET_PROBES; probe++) {
-		uint64_t *slot = &set[(h + probe) & (size - 1)];
-		uint64_t expected = 0;
-		if (__atomic_compare_exchange_n(slot, &expected, key, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE) ||
-		    expected == key)
-			return 1;
-	}
-	if (limit)
-		report_limit_once(limit, "table full: some lock chains are validated again each time");
-	return 0;
-}
-
-static int key_set_contains(const uint64_t *set, uint32_t size, uint64_t key)
-{
-	uint32_t h = (uint32_t)(key >> 40) & (size - 1);
-	for (uint32_t probe = 0; probe < KEY_SET_PROBES; probe++) {
-		uint64_t cur = __atomic_load_n(&set[(h + probe) & (size - 1)], __ATOMIC_ACQUIRE);
-		if (cur == key)
-			return 1;
-		if (!cur)
-			return 0;
-	}
-	return 0;
-}
-
 static uint64_t instance_pairs[MAX_INSTANCE_PAIRS];
-static uint64_t reported_cycles[4096];
+/* Cycles reported: each is printed once. Full, a cycle may be printed again
+ * (never missed). */
+#define MAX_REPORTED_CYCLES (1u << 14)
+static uint64_t reported_cycles[MAX_REPORTED_CYCLES];
+
+/* 1 the first time a cycle (its key) is seen. */
+static int report_cycle_once(uint64_t key)
+{
+	int added = key_set_insert(reported_cycles, MAX_REPORTED_CYCLES, key);
+	if (!added)
+		report_limit_once("MAX_REPORTED_CYCLES too low!", "a cycle reported before may be reported again");
+	return added != 1;
+}
 
 /* ---- edges ------------------------------------------------------------- */
 
@@ -399,13 +381,12 @@ static void check_instance_order(struct thread_state *ts, const struct held_lock
 		return;
 	uint64_t backward = instance_pair_key(lock, gen_new, held->lock, gen_held);
 	if (key_set_contains(instance_pairs, MAX_INSTANCE_PAIRS, backward) &&
-	    key_set_insert(reported_cycles, sizeof(reported_cycles) / sizeof(reported_cycles[0]),
-			   forward ^ backward, NULL)) {
+	    report_cycle_once(forward ^ backward)) {
 		struct instance_inversion v = { held, lock, class_id, ip };
 		report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
 			    print_instance_inversion_body, &v);
 	}
-	key_set_insert(instance_pairs, MAX_INSTANCE_PAIRS, forward, "MAX_INSTANCE_PAIRS too low!");
+	key_lossy_insert(instance_pairs, MAX_INSTANCE_PAIRS, forward);
 }
 
 /* An online QSBR thread is a reader all the time: its read side counts as
@@ -462,8 +443,7 @@ static int validate_dependency(const struct held_lock *held, uint32_t class_id, 
 		struct path_step path[MAX_PATH];
 		size_t n = path_to(held->class_id, found - 1, path);
 		new_cycle = n && !path_visits(path, n - 1, cycle_classes, nr_cycle_classes) &&
-			    key_set_insert(reported_cycles, sizeof(reported_cycles) / sizeof(reported_cycles[0]),
-					   cycle_key(held->class_id, class_id, path, n), NULL);
+			    report_cycle_once(cycle_key(held->class_id, class_id, path, n));
 	}
 	if (!d)
 		d = add_dependency(held->class_id, class_id, held, stack);
@@ -521,7 +501,7 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 	for (int i = 0; i < nr_sources && !any_new; i++)
 		any_new = !dependency_known(sources[i], class_id, op);
 	if (!any_new) {
-		key_set_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key, "MAX_LOCKDEP_CHAINS too low!");
+		key_cache_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key);
 		tracer_lock_release(&graph);
 		goto out;
 	}
@@ -544,7 +524,7 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 			cycle_classes[nr_cycles] = sources[i]->class_id;
 			cycles[nr_cycles++] = (struct found_cycle){ sources[i], { 0 }, lock, class_id, op, ip, stack };
 		}
-	key_set_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key, "MAX_LOCKDEP_CHAINS too low!");
+	key_cache_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key);
 	tracer_lock_release(&graph);
 
 	/* Every cycle this acquisition closes is a deadlock of its own. */

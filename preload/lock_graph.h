@@ -11,18 +11,16 @@
 
 #include "thread_state.h"
 #include "lock_classes.h"
+#include "key_set.h"
 
-#define MAX_LOCKDEP_EDGES 16384
+#define MAX_LOCKDEP_EDGES 65536
+/* A cache: when full it is emptied and chains are validated again. */
 #define MAX_LOCKDEP_CHAINS (1u << 16)     /* power of two */
-#define MAX_INSTANCE_PAIRS (1u << 16)     /* power of two */
+/* Lossy: a forgotten pair is a missed inversion, never a false one. */
+#define MAX_INSTANCE_PAIRS (1u << 18)     /* power of two */
 #define DEPENDENCY_FRAMES 12
 /* Cycles one acquisition may close at once (each is reported). */
 #define MAX_CYCLES_PER_ACQUISITION 8
-/* Linear probing clusters: at a fifth full, runs of 8+ occupied slots
- * exist in a 64K table, so a short probe limit makes inserts fail early
- * (seen: MAX_INSTANCE_PAIRS "full" at 20% load). A lookup stops at the
- * first free slot, so a long limit costs nothing in the common case. */
-#define KEY_SET_PROBES 64
 
 /* How the new lock is taken. */
 enum acquire_op {
@@ -57,16 +55,7 @@ static inline uint64_t chain_mix(uint64_t key, uint64_t v)
 
 static inline int chain_is_validated(uint64_t key)
 {
-	uint32_t h = (uint32_t)(key >> 40) & (MAX_LOCKDEP_CHAINS - 1);
-	for (uint32_t probe = 0; probe < KEY_SET_PROBES; probe++) {
-		uint64_t cur = __atomic_load_n(&validated_chains[(h + probe) & (MAX_LOCKDEP_CHAINS - 1)],
-					       __ATOMIC_ACQUIRE);
-		if (cur == key)
-			return 1;
-		if (!cur)
-			return 0;
-	}
-	return 0;
+	return key_set_contains(validated_chains, MAX_LOCKDEP_CHAINS, key);
 }
 
 /* Before acquiring `lock` of class_id: the held classes (and an online QSBR

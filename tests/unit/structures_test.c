@@ -1,0 +1,180 @@
+/* The tracer's data structures on their own, under ASan/UBSan: the key
+ * sets (set, cache, lossy), the lock instance map (growth, churn, range
+ * forgetting), the stack depot and the class-rules parser. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "class_rules.h"
+#include "key_set.h"
+#include "lock_instances.h"
+#include "stack_depot.h"
+
+/* The limit messages the structures print (report.c in the tracer). */
+static int limits_hit;
+void report_limit_once(const char *title, const char *detail)
+{
+	(void)title, (void)detail;
+	limits_hit++;
+}
+
+/* ---- key sets ---------------------------------------------------------------- */
+
+static uint64_t key_of(uint64_t i)
+{
+	uint64_t k = (i + 1) * 0x9E3779B97F4A7C15ull;
+	return k | 1;
+}
+
+Test(key_set, inserts_and_finds_until_full_then_says_so)
+{
+	enum { SIZE = 1024 };
+	static uint64_t set[SIZE];
+	int full_at = -1;
+	for (int i = 0; i < SIZE; i++) {
+		int r = key_set_insert(set, SIZE, key_of((uint64_t)i));
+		if (!r) {
+			full_at = i;
+			break;
+		}
+		cr_expect_eq(r, 2, "new key %d", i);
+		cr_expect_eq(key_set_insert(set, SIZE, key_of((uint64_t)i)), 1, "present");
+	}
+	for (int i = 0; i < (full_at < 0 ? SIZE : full_at); i++)
+		cr_expect(key_set_contains(set, SIZE, key_of((uint64_t)i)), "key %d", i);
+	cr_expect_not(key_set_contains(set, SIZE, key_of(100000)));
+	cr_expect(full_at < 0 || full_at > SIZE / 2, "gave up at %d of %d", full_at, SIZE);
+}
+
+Test(key_set, cache_never_fails_and_keeps_the_newest)
+{
+	enum { SIZE = 256 };
+	static uint64_t set[SIZE];
+	for (uint64_t i = 0; i < 10 * SIZE; i++) {
+		key_cache_insert(set, SIZE, key_of(i));
+		cr_assert(key_set_contains(set, SIZE, key_of(i)), "just inserted %lu", (unsigned long)i);
+	}
+}
+
+Test(key_set, lossy_set_forgets_but_never_invents)
+{
+	enum { SIZE = 256 };
+	static uint64_t set[SIZE];
+	for (uint64_t i = 0; i < 10 * SIZE; i++)
+		key_lossy_insert(set, SIZE, key_of(i));
+	for (uint64_t i = 20 * SIZE; i < 30 * SIZE; i++)
+		cr_expect_not(key_set_contains(set, SIZE, key_of(i)), "never inserted: %lu", (unsigned long)i);
+	cr_expect(key_set_contains(set, SIZE, key_of(10 * SIZE - 1)), "the last one is there");
+}
+
+/* ---- lock instances ------------------------------------------------------------- */
+
+Test(lock_instances, grows_past_any_fixed_size_and_forgets_on_destroy)
+{
+	enum { N = 300000 };
+	char *locks = malloc(N * 16);
+	for (int i = 0; i < N; i++)
+		cr_assert(lock_instance_set(locks + i * 16, (uint32_t)(i % 1000) + 1), "set %d", i);
+	cr_expect_eq(lock_instances_live(), N);
+	cr_expect_geq(lock_instances_capacity(), 2 * (size_t)N, "half full at most");
+	uint32_t c, g1, g2;
+	for (int i = 0; i < N; i += 997) {
+		cr_assert(lock_instance_get(locks + i * 16, &c, &g1), "get %d", i);
+		cr_expect_eq(c, (uint32_t)(i % 1000) + 1);
+	}
+	/* churn: destroy and re-make the first 250,000 several times */
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < 250000; i++) {
+			lock_instance_forget(locks + i * 16);
+			cr_assert(lock_instance_set(locks + i * 16, 7));
+		}
+	cr_expect_eq(lock_instances_live(), N);
+	cr_expect_leq(lock_instances_capacity(), 8 * (size_t)N, "tombstones are reclaimed, not piled up");
+	/* a new instance at the same address is a new generation */
+	lock_instance_get(locks, &c, &g1);
+	lock_instance_set(locks, 7);
+	lock_instance_get(locks, &c, &g2);
+	cr_expect_neq(g1, g2);
+	/* forgetting a range takes exactly the instances inside it */
+	size_t gone = lock_instances_forget_range((uintptr_t)locks + 16 * 1000, (uintptr_t)locks + 16 * 2000);
+	cr_expect_eq(gone, 1000);
+	cr_expect_not(lock_instance_get(locks + 16 * 1500, &c, NULL));
+	cr_expect(lock_instance_get(locks + 16 * 999, &c, NULL));
+	cr_expect(lock_instance_get(locks + 16 * 2000, &c, NULL));
+	cr_expect_eq(lock_instances_live(), N - 1000);
+	free(locks);
+}
+
+Test(lock_instances, region_test_says_no_only_where_there_is_no_lock)
+{
+	static char area[1 << 16] __attribute__((aligned(4096)));
+	cr_expect_not(lock_instances_maybe_in((uintptr_t)area, (uintptr_t)area + sizeof(area)));
+	lock_instance_set(area + 4000, 3);
+	cr_expect(lock_instances_region_marked(area));
+	cr_expect(lock_instances_maybe_in((uintptr_t)area + 3990, (uintptr_t)area + 4010));
+	cr_expect_not(lock_instances_maybe_in((uintptr_t)area + 4100, (uintptr_t)area + 8000),
+		      "another granule of the same region");
+	/* a block sharing the lock's granule but not the lock keeps it */
+	cr_expect_eq(lock_instances_forget_range((uintptr_t)area + 4004, (uintptr_t)area + 4016), 0);
+	uint32_t c;
+	cr_expect(lock_instance_get(area + 4000, &c, NULL));
+	cr_expect_eq(lock_instances_forget_range((uintptr_t)area + 4000, (uintptr_t)area + 4040), 1);
+	cr_expect_not(lock_instances_maybe_in((uintptr_t)area + 3990, (uintptr_t)area + 4010));
+}
+
+Test(lock_instances, set_if_new_keeps_the_first_class)
+{
+	static char lock[40];
+	cr_expect_eq(lock_instance_set_if_new(lock, 11), 11);
+	cr_expect_eq(lock_instance_set_if_new(lock, 12), 11);
+	lock_instance_forget(lock);
+	cr_expect_eq(lock_instance_set_if_new(lock, 12), 12);
+}
+
+/* ---- stack depot ------------------------------------------------------------------- */
+
+Test(stack_depot, stores_each_stack_once)
+{
+	uintptr_t a[5] = { 1, 2, 3, 4, 5 }, b[5] = { 1, 2, 3, 4, 6 };
+	uint32_t ida = stack_depot_save(a, 5), idb = stack_depot_save(b, 5);
+	cr_expect_neq(ida, 0u);
+	cr_expect_neq(ida, idb);
+	cr_expect_eq(stack_depot_save(a, 5), ida, "the same stack, the same id");
+	const uintptr_t *frames;
+	cr_expect_eq(stack_depot_fetch(idb, &frames), 5u);
+	cr_expect_eq(frames[4], 6u);
+	cr_expect_eq(stack_depot_save(a, 0), 0u, "an empty stack has no id");
+	/* many distinct stacks */
+	for (uintptr_t i = 0; i < 100000; i++) {
+		uintptr_t s[3] = { i, i * 7, 42 };
+		uint32_t id = stack_depot_save(s, 3);
+		cr_assert_neq(id, 0u);
+		cr_assert_eq(stack_depot_fetch(id, &frames), 3u);
+		cr_assert_eq(frames[0], i);
+	}
+}
+
+/* ---- class rules -------------------------------------------------------------------- */
+
+Test(class_rules, parses_split_and_merge_and_names_bad_lines)
+{
+	char err[256];
+	const char *good = "# comment\n\nsplit:lruhash_create:4\nmerge:conn_*\nsplit:ns::make:2\n";
+	cr_assert_eq(class_rules_parse(good, strlen(good), "rules", err, sizeof(err)), 3, "%s", err);
+	cr_expect_eq(class_rules_depth("lruhash_create"), 4);
+	cr_expect_eq(class_rules_depth("conn_new"), 0);
+	cr_expect_eq(class_rules_depth("ns::make"), 2);
+	cr_expect_eq(class_rules_depth("other"), -1);
+	const char *bad[][2] = {
+		{ "split:f\n", "rules:1: split needs a depth" },
+		{ "merge:a\nsplit:f:x\n", "rules:2: bad depth in" },
+		{ "split:f:9\n", "rules:1: depth above 8 in" },
+		{ "join:f\n", "rules:1: unknown rule" },
+		{ "merge\n", "rules:1: expected split:FUNCTION:DEPTH" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_expect_eq(class_rules_parse(bad[i][0], strlen(bad[i][0]), "rules", err, sizeof(err)), -1, "%s",
+			     bad[i][0]);
+		cr_expect(strstr(err, bad[i][1]), "'%s' in '%s'", bad[i][1], err);
+		cr_expect_eq(class_rules_count(), 0, "no rule stays active after an error");
+	}
+}
