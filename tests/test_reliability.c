@@ -104,6 +104,16 @@ Test(reliability, fork_while_another_thread_validates)
 	run_free(&r);
 }
 
+Test(reliability, vfork_fork_system_popen_posix_spawn_daemon_all_work)
+{
+	struct run r = reliability("process-creation-while-validating", NULL, 60);
+	cr_expect_not(r.timed_out, "hung:\n%s", r.out);
+	cr_expect(strstr(r.out, "101 of 101 children right"), "%s\n%s", r.out, r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}
+
 Test(reliability, fork_in_a_signal_handler_during_a_report)
 {
 	struct run r = reliability("fork-in-handler-during-report", NULL, 60);

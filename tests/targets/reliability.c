@@ -5,6 +5,7 @@
  * exit sequence, perturb and cancellation. */
 #include "target.h"
 #include <dirent.h>
+#include <spawn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -218,6 +219,63 @@ SCENARIO fork_while_validating(void)
 	atomic_store(&stop_churn, 1);
 	pthread_join(t, NULL);
 	printf("children: %d hung, %d failed\n", hung, bad);
+}
+
+/* Every way of making a process, while another thread validates new lock
+ * chains: each child runs and returns its status, none hangs. */
+SCENARIO process_creation_while_validating(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, chain_churner, NULL);
+	int ok = 0, total = 0;
+	for (int i = 0; i < 20; i++) {
+		int status;
+		total++;
+		pid_t pid = vfork();
+		if (pid == 0)
+			_exit(3);
+		ok += waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 3;
+		total++;
+		pid = _Fork();
+		if (pid == 0)
+			_exit(4);
+		ok += waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 4;
+		total++;
+		ok += WEXITSTATUS(system("exit 5")) == 5;
+		total++;
+		FILE *p = popen("echo popen", "r");
+		char line[32] = "";
+		ok += p && fgets(line, sizeof(line), p) && !strcmp(line, "popen\n") && pclose(p) == 0;
+		total++;
+		char *argv[] = { "/bin/sh", "-c", "exit 6", NULL };
+		extern char **environ;
+		ok += posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ) == 0 &&
+		      waitpid(pid, &status, 0) == pid && WEXITSTATUS(status) == 6;
+	}
+	fflush(stdout);
+	/* daemon(): the child goes on in the background; it leaves a mark */
+	pid_t parent = getpid();
+	int fds[2];
+	if (pipe(fds))
+		exit(3);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		if (daemon(1, 1) == 0) {
+			char mark = getppid() != parent ? 'd' : '?';
+			if (write(fds[1], &mark, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	char mark = 0;
+	ok += read(fds[0], &mark, 1) == 1 && mark == 'd';
+	total++;
+	waitpid(pid, NULL, 0);
+	atomic_store(&stop_churn, 1);
+	pthread_join(t, NULL);
+	printf("%d of %d children right\n", ok, total);
 }
 
 /* A handler forks (async-signal-safe) while the interrupted thread is in
@@ -505,6 +563,7 @@ static const struct scenario scenarios[] = {
 	{ "signal-new-class-during-class-creation", signal_new_class_during_class_creation },
 	{ "fork-while-validating", fork_while_validating },
 	{ "fork-in-handler-during-report", fork_in_handler_during_report },
+	{ "process-creation-while-validating", process_creation_while_validating },
 	{ "clean-child-of-reporting-parent", clean_child_of_reporting_parent },
 	{ "descriptors-first-open", descriptors_first_open },
 	{ "descriptors-no-leak", descriptors_no_leak },
