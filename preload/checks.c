@@ -181,6 +181,15 @@ void check_unregistered_reader(struct thread_state *ts, enum rcu_flavor flavor, 
 	r->nr_frames = backtrace_capture(r->frames, sizeof(r->frames) / sizeof(r->frames[0]));
 }
 
+void check_inline_readers(struct thread_state *ts, uintptr_t ip)
+{
+	for (unsigned inl = inline_readers(ts); inl; inl &= inl - 1) {
+		enum rcu_flavor f = (enum rcu_flavor)__builtin_ctz(inl);
+		if (flavor_needs_registration[f] && ts->registered[f] != URCU_REGISTERED)
+			check_unregistered_reader(ts, f, ip, "rcu_read_lock() (inlined)");
+	}
+}
+
 void forget_unregistered_reads(enum rcu_flavor flavor)
 {
 	if (first_unregistered_read.armed && first_unregistered_read.flavor == flavor)
@@ -419,11 +428,14 @@ static int innermost_own_entry(const struct thread_state *ts)
 void check_locks_held_at_thread_end(struct thread_state *ts)
 {
 	int innermost = innermost_own_entry(ts);
-	if (innermost < 0)
+	unsigned inlined = urcu_readable_flavors ? inline_readers(ts) : 0;
+	if (innermost < 0 && !inlined)
 		return;
 	/* Once per innermost acquisition site: a thread pool whose workers all
-	 * leak the same lock is one bug. */
-	uintptr_t site = ts->held[innermost].acquire_ip;
+	 * leak the same lock is one bug. An inlined read side has no site:
+	 * where the thread registered stands for it. */
+	uintptr_t site = innermost >= 0 ? ts->held[innermost].acquire_ip
+					: registered_ip[__builtin_ctz(inlined)] + 1 + (uintptr_t)__builtin_ctz(inlined);
 	if (!report_site_once(REPORT_LOCKS_HELD_AT_EXIT, site))
 		return;
 	char title[96];

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "thread_state.h"
+#include "urcu_reader_state.h"
 
 /* Registration values in thread_state.registered[]. */
 enum { URCU_NEVER_REGISTERED = 0, URCU_REGISTERED = 1, URCU_UNREGISTERED = 2 };
@@ -14,9 +15,14 @@ enum { URCU_NEVER_REGISTERED = 0, URCU_REGISTERED = 1, URCU_UNREGISTERED = 2 };
  * any lock (the article's rule 2), or an online registered QSBR thread. */
 static inline int dereference_is_protected(const struct thread_state *ts)
 {
-	return ts->nr_readers || ts->nr_locks ||
-	       (ts->registered[FLAVOR_qsbr] == URCU_REGISTERED && !ts->qsbr_offline);
+	return ts->nr_readers || ts->nr_locks || qsbr_thread_is_reader(ts) ||
+	       (urcu_readable_flavors && inline_readers(ts));
 }
+
+/* At an event the tracer sees (here, an acquisition at ip): an inlined read
+ * side of a flavor this thread never registered with is the unregistered
+ * reader of check_unregistered_reader(). */
+void check_inline_readers(struct thread_state *ts, uintptr_t ip);
 
 /* "WARNING: suspicious RCU usage" with "<site> <message>!" and the held
  * locks. site_file/site_line come from the header's call sites; NULL means

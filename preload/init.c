@@ -11,6 +11,7 @@
 #include "report.h"
 #include "backtrace.h"
 #include "thread_registry.h"
+#include "urcu_reader_state.h"
 
 void tracer_register_fork_handlers(void);
 
@@ -20,6 +21,7 @@ __attribute__((constructor)) static void tracer_init(void)
 	thread_registry_add(thread_state());
 	options_init();
 	backtrace_warm_up();
+	urcu_reader_state_init();
 }
 
 /* Runs among the destructors of the loaded objects: the reports other

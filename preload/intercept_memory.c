@@ -16,11 +16,14 @@
 #include "real_functions.h"
 #include "report.h"
 #include "symbolize.h"
+#include "next_symbol.h"
 
-INTERPOSE(free);
-INTERPOSE(realloc);
-INTERPOSE(munmap);
-INTERPOSE(mremap);
+/* The loader calls free(), realloc() and munmap() itself, also from inside
+ * a failing dlsym(): resolved without dlsym(). */
+INTERPOSE_LOADER_SAFE(free);
+INTERPOSE_LOADER_SAFE(realloc);
+INTERPOSE_LOADER_SAFE(munmap);
+INTERPOSE_LOADER_SAFE(mremap);
 INTERPOSE(dlclose);
 
 /* The block size function of the allocator that free() really calls
@@ -39,7 +42,7 @@ static void find_usable_size(void)
 	struct thread_state *ts = thread_state();
 	tracer_enter(ts);
 	Dl_info free_info, size_info;
-	void *fn = dlsym(RTLD_NEXT, "malloc_usable_size");
+	void *fn = next_symbol("malloc_usable_size");
 	if (fn && dladdr((void *)REAL(free), &free_info) && dladdr(fn, &size_info) &&
 	    free_info.dli_fbase == size_info.dli_fbase)
 		allocator_usable_size = (usable_size_fn)fn;

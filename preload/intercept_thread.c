@@ -9,6 +9,7 @@
 #include "real_functions.h"
 #include "report.h"
 #include "thread_registry.h"
+#include "urcu_calls.h"
 
 INTERPOSE(pthread_create);
 INTERPOSE(pthread_exit);
@@ -17,6 +18,7 @@ struct thread_start {
 	void *(*start_routine)(void *);
 	void *arg;
 	size_t stack_size;      /* 0: unknown (the default, which is large) */
+	int urcu_worker;        /* started in liburcu (a call_rcu worker) */
 	uintptr_t stack_addr;   /* the lowest address, when the caller gave the stack */
 };
 
@@ -76,6 +78,7 @@ static void *thread_trampoline(void *p)
 		ts->stack_limit = start.stack_addr;
 	else if (start.stack_size)
 		ts->stack_limit = (uintptr_t)__builtin_frame_address(0) - start.stack_size;
+	ts->urcu_worker = (uint8_t)start.urcu_worker;
 	pthread_setspecific(thread_end_key, (void *)1);
 	void *ret;
 	pthread_cleanup_push(thread_ends, NULL);
@@ -98,6 +101,7 @@ int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict at
 	start->arg = arg;
 	start->stack_size = 0;
 	start->stack_addr = 0;
+	start->urcu_worker = is_urcu_code((uintptr_t)start_routine);
 	if (attr) {
 		void *addr = NULL;
 		size_t size = 0;

@@ -4,26 +4,10 @@
  * liburcu is never linked: the real functions are looked up on first use,
  * so a program using one flavor, or none, or dlopening liburcu late, works. */
 #define _GNU_SOURCE
-#include "rcu_tracking.h"
+#include "urcu_calls.h"
 #include "real_functions.h"
 
 /* ---- generic operations ----------------------------------------------- */
-
-/* The library's own calls (QSBR synchronize_rcu -> thread_offline, ...)
- * and the header's proxied calls are not the program's. */
-static inline int urcu_call_is_ours(const struct thread_state *ts)
-{
-	return !(ts->in_tracer | ts->in_urcu | ts->in_proxy);
-}
-
-static inline int reader_is_registered(const struct thread_state *ts, enum rcu_flavor f)
-{
-	if (!flavor_needs_registration[f])
-		return 1;
-	if (ts->registered[f] != URCU_REGISTERED)
-		return 0;
-	return f != FLAVOR_qsbr || !ts->qsbr_offline;
-}
 
 static inline void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
 {
@@ -32,8 +16,8 @@ static inline void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr
 		real();
 		return;
 	}
-	if (unlikely(!reader_is_registered(ts, f)))
-		check_unregistered_reader(ts, f, ip, "rcu_read_lock()");
+	if (unlikely(!urcu_registered_reader(ts, f)))
+		check_unregistered_reader(ts, f, urcu_program_site(ip), "rcu_read_lock()");
 	real();
 	rcu_read_acquired(ts, f, f, NULL, ip);
 }
@@ -50,21 +34,29 @@ static inline void urcu_read_unlock(enum rcu_flavor f, void (*real)(void), uintp
 
 /* synchronize_rcu() and rcu_barrier() wait for every reader of the flavor,
  * the caller's own too: inside a read-side section of the flavor (or of a
- * header flavor built on it) they never return. Said before the call. */
+ * header flavor built on it, or an inlined one) they never return. Said
+ * before the call. rcu_barrier() also waits for the call_rcu() workers: a
+ * callback (which runs on one of them) that calls it waits for itself. */
 static inline void urcu_wait_for_readers(enum rcu_flavor f, void (*real)(void), uintptr_t ip,
-					 const char *what)
+					 const char *what, int is_barrier)
 {
 	struct thread_state *ts = thread_state();
 	if (unlikely(!urcu_call_is_ours(ts))) {
 		real();
 		return;
 	}
-	if (unlikely(ts->nr_readers) && held_reader_on(ts, f))
-		print_illegal_sync(ts, ip, what);
+	if (unlikely(urcu_in_read_side(ts, f)))
+		print_illegal_sync(ts, urcu_program_site(ip), what);
+	else if (unlikely(is_barrier && ts->urcu_worker))
+		print_suspicious_rcu_detail(ts, urcu_program_site(ip),
+					    "rcu_barrier() from a call_rcu() worker thread",
+					    "rcu_barrier() waits for the call_rcu() callbacks queued before it, "
+					    "on every worker: a callback calling it waits for itself (liburcu: "
+					    "rcu_barrier() should never be called from a call_rcu() thread)");
+	if (unlikely(urcu_readable_flavors))
+		check_inline_readers(ts, ip);
 	rcu_grace_period_wait(ts, f, NULL, ip);
-	ts->in_urcu++;
-	real();
-	ts->in_urcu--;
+	URCU_INNER(ts, real());
 }
 
 static void urcu_register_thread(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
@@ -83,8 +75,8 @@ static void urcu_register_thread(enum rcu_flavor f, void (*real)(void), uintptr_
 static void urcu_unregister_thread(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
-	if (urcu_call_is_ours(ts) && ts->nr_readers && held_reader_on(ts, f))
-		print_suspicious_rcu(ts, ip, NULL, 0,
+	if (urcu_call_is_ours(ts) && urcu_in_read_side(ts, f))
+		print_suspicious_rcu(ts, urcu_program_site(ip), NULL, 0,
 				     "rcu_unregister_thread() in RCU read-side critical section");
 	real();
 	if (!ts->in_tracer && !ts->in_urcu && ts->registered[f] == URCU_REGISTERED)
@@ -100,7 +92,7 @@ static inline void qsbr_quiescent(void (*real)(void), uintptr_t ip, const char *
 		if (unlikely(ts->nr_readers) && held_reader_on(ts, FLAVOR_qsbr)) {
 			char msg[96];
 			__builtin_snprintf(msg, sizeof(msg), "%s in RCU read-side critical section", what);
-			print_suspicious_rcu(ts, ip, NULL, 0, msg);
+			print_suspicious_rcu(ts, urcu_program_site(ip), NULL, 0, msg);
 		}
 		if (offline)
 			ts->qsbr_offline = 1;
@@ -160,12 +152,12 @@ URCU_FLAVORS(URCU_REAL_FUNCTIONS)
 	void urcu_##fl##_synchronize_rcu(void)                                   \
 	{                                                                        \
 		urcu_wait_for_readers(FLAVOR_##fl, REAL(urcu_##fl##_synchronize_rcu), \
-				      CALLER_IP(), "synchronize_rcu()");         \
+				      CALLER_IP(), "synchronize_rcu()", 0);      \
 	}                                                                        \
 	void urcu_##fl##_barrier(void)                                           \
 	{                                                                        \
 		urcu_wait_for_readers(FLAVOR_##fl, REAL(urcu_##fl##_barrier),    \
-				      CALLER_IP(), "rcu_barrier()");             \
+				      CALLER_IP(), "rcu_barrier()", 1);          \
 	}
 URCU_FLAVORS(URCU_WRAPPERS)
 

@@ -215,7 +215,7 @@ static const char *op_name(int read, int sync)
 
 struct found_cycle {
 	struct held_lock *held;   /* P: held by this thread */
-	struct held_lock qsbr;    /* P when it is the implicit QSBR read side */
+	struct held_lock implicit;   /* P when it is an implicit read side */
 	const void *lock;         /* N: being acquired */
 	uint32_t class_id;
 	enum acquire_op op;
@@ -271,7 +271,10 @@ static void print_circular_bug_body(struct thread_state *ts, void *arg)
 		report_printf("(%s), at: ", p_name);
 	else
 		report_printf("%016lx (%s), at: ", (unsigned long)held->lock, p_name);
-	report_symbolized_ip(held->acquire_ip);
+	if (held->acquire_ip)
+		report_symbolized_ip(held->acquire_ip);
+	else
+		report_printf("(an inlined read side: where it began is not known)");
 	report_printf("\n\nwhich lock already depends on the new lock.\n\n");
 	report_printf("\nthe existing dependency chain (in reverse order) is:\n");
 	for (size_t i = path_len; i > 0; i--) {
@@ -389,16 +392,17 @@ static void check_instance_order(struct thread_state *ts, const struct held_lock
 	key_lossy_insert(instance_pairs, MAX_INSTANCE_PAIRS, forward);
 }
 
-/* An online QSBR thread is a reader all the time: its read side counts as
- * held, from where it registered. */
-static struct held_lock qsbr_reader_entry(void)
+/* The read sides no wrapper saw begin count as held: an online QSBR
+ * thread's (from where it registered), and inlined ones (_LGPL_SOURCE;
+ * where they began is not known: acquire_ip 0). */
+static struct held_lock implicit_reader_entry(enum rcu_flavor flavor, uintptr_t ip)
 {
 	struct held_lock h = { 0 };
 	h.kind = HELD_RCU_READ;
-	h.attr = HELD_ATTR_RCU(FLAVOR_qsbr, FLAVOR_qsbr);
+	h.attr = HELD_ATTR_RCU(flavor, flavor);
 	h.references = 1;
-	h.class_id = rcu_flavor_class(FLAVOR_qsbr);
-	h.acquire_ip = registered_ip[FLAVOR_qsbr];
+	h.class_id = rcu_flavor_class(flavor);
+	h.acquire_ip = ip;
 	return h;
 }
 
@@ -455,14 +459,19 @@ static int validate_dependency(const struct held_lock *held, uint32_t class_id, 
 	return new_cycle;
 }
 
-/* The entries of this thread that the new lock depends on. */
-static int dependency_sources(struct thread_state *ts, uint32_t class_id, struct held_lock *qsbr,
+/* The entries of this thread that the new lock depends on; the implicit
+ * ones are built in `implicit` (NR_URCU_FLAVORS of them at most). */
+static int dependency_sources(struct thread_state *ts, uint32_t class_id, struct held_lock *implicit,
 			      struct held_lock **out, int max)
 {
-	int n = 0;
+	int n = 0, nr_implicit = 0;
 	if (qsbr_thread_is_reader(ts) && n < max) {
-		*qsbr = qsbr_reader_entry();
-		out[n++] = qsbr;
+		implicit[nr_implicit] = implicit_reader_entry(FLAVOR_qsbr, registered_ip[FLAVOR_qsbr]);
+		out[n++] = &implicit[nr_implicit++];
+	}
+	for (unsigned inl = urcu_readable_flavors ? inline_readers(ts) : 0; inl && n < max; inl &= inl - 1) {
+		implicit[nr_implicit] = implicit_reader_entry((enum rcu_flavor)__builtin_ctz(inl), 0);
+		out[n++] = &implicit[nr_implicit++];
 	}
 	for (unsigned i = 0; i < ts->depth && n < max; i++) {
 		struct held_lock *h = &ts->held[i];
@@ -490,8 +499,8 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 	}
 	if (chain_is_validated(chain_key))
 		goto out;
-	struct held_lock qsbr, *sources[MAX_LOCK_DEPTH + 1];
-	int nr_sources = dependency_sources(ts, class_id, &qsbr, sources, MAX_LOCK_DEPTH + 1);
+	struct held_lock implicit[NR_URCU_FLAVORS], *sources[MAX_LOCK_DEPTH + NR_URCU_FLAVORS];
+	int nr_sources = dependency_sources(ts, class_id, implicit, sources, MAX_LOCK_DEPTH + NR_URCU_FLAVORS);
 
 	/* Is anything new? Most misses of the chain set are chains whose
 	 * edges all exist already (a new combination of known orders). */
@@ -529,9 +538,9 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 
 	/* Every cycle this acquisition closes is a deadlock of its own. */
 	for (int i = 0; i < nr_cycles; i++) {
-		if (cycles[i].held == &qsbr) {
-			cycles[i].qsbr = qsbr;
-			cycles[i].held = &cycles[i].qsbr;
+		if (cycles[i].held >= implicit && cycles[i].held < implicit + NR_URCU_FLAVORS) {
+			cycles[i].implicit = *cycles[i].held;
+			cycles[i].held = &cycles[i].implicit;
 		}
 		print_circular_bug(ts, &cycles[i]);
 	}

@@ -12,6 +12,7 @@
 #include "thread_state.h"
 #include "lock_classes.h"
 #include "key_set.h"
+#include "urcu_reader_state.h"
 
 #define MAX_LOCKDEP_EDGES 65536
 /* A cache: when full it is emptied and chains are validated again. */
@@ -42,10 +43,6 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 
 extern uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
 
-static inline int qsbr_thread_is_reader(const struct thread_state *ts)
-{
-	return ts->registered[FLAVOR_qsbr] == 1 && !ts->qsbr_offline;   /* URCU_REGISTERED */
-}
 
 static inline uint64_t chain_mix(uint64_t key, uint64_t v)
 {
@@ -58,17 +55,19 @@ static inline int chain_is_validated(uint64_t key)
 	return key_set_contains(validated_chains, MAX_LOCKDEP_CHAINS, key);
 }
 
-/* Before acquiring `lock` of class_id: the held classes (and an online QSBR
- * thread's implicit read side) each gain an edge to it. Inline fast path:
+/* Before acquiring `lock` of class_id: the held classes (and the read sides
+ * no wrapper saw: an online QSBR thread's, inlined ones) each gain an edge
+ * to it. Inline fast path:
  * a chain already validated costs a hash and one probe. Held entries get
  * their class here, the first time something is taken on top of them. */
 static inline void lock_graph_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,
 				      enum acquire_op op, uintptr_t ip)
 {
 	int qsbr_reader = qsbr_thread_is_reader(ts);
-	if (!class_id || !lock_graph_enabled || (ts->depth == 0 && !qsbr_reader))
+	unsigned inline_rd = urcu_readable_flavors ? inline_readers(ts) : 0;
+	if (!class_id || !lock_graph_enabled || (ts->depth == 0 && !qsbr_reader && !inline_rd))
 		return;
-	uint64_t key = chain_mix(qsbr_reader ? 0x51 : 0x17, 0);
+	uint64_t key = chain_mix(qsbr_reader ? 0x51 : 0x17, inline_rd);
 	int same_class = 0;
 	for (unsigned i = 0; i < ts->depth; i++) {
 		struct held_lock *h = &ts->held[i];

@@ -51,10 +51,13 @@ static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const voi
 	return class_id;
 }
 
-/* Whether acquisitions of this thread depend on anything right now. */
+/* Whether acquisitions of this thread depend on anything right now: a
+ * lock, a read side the wrappers saw, or one they could not see (QSBR
+ * online, inlined). */
 static inline int thread_holds_anything(const struct thread_state *ts)
 {
-	return ts->nr_locks | ts->nr_readers | qsbr_thread_is_reader(ts);
+	return ts->nr_locks | ts->nr_readers | qsbr_thread_is_reader(ts) |
+	       (urcu_readable_flavors && inline_readers(ts));
 }
 
 /* Before a blocking acquisition: if this thread already holds the same
@@ -70,6 +73,8 @@ static inline uint32_t lock_before_blocking(struct thread_state *ts, const void 
 		return 0;
 	if (unlikely(ts->foreign_pending))
 		foreign_releases_apply(ts);   /* before the recursion check */
+	if (unlikely(urcu_readable_flavors))
+		check_inline_readers(ts, ip);
 	unsigned mask;
 	switch (kind) {
 	case HELD_RWLOCK_WRITE:   /* write behind our own read blocks; write

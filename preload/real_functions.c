@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "real_functions.h"
 #include "thread_state.h"
+#include "next_symbol.h"
 
 static const void *own_base(void)
 {
@@ -83,6 +84,20 @@ void *resolve_real(const char *name, const void *caller)
 		char line[256];
 		int n = snprintf(line, sizeof(line),
 				 "lockdep-rcu: no loaded object defines %s; calls to it do nothing\n", name);
+		(void)!write(2, line, n > 0 ? (size_t)n : 0);
+		fn = (void *)&missing_stub;
+	}
+	return fn;
+}
+
+void *resolve_real_in_loader(const char *name)
+{
+	void *fn = next_symbol(name);
+	if (!fn) {
+		char line[256];
+		int n = snprintf(line, sizeof(line),
+				 "lockdep-rcu: no loaded object after the tracer defines %s; calls to it do nothing\n",
+				 name);
 		(void)!write(2, line, n > 0 ? (size_t)n : 0);
 		fn = (void *)&missing_stub;
 	}

@@ -35,4 +35,18 @@ void *resolve_real_version(const char *name, const char *version);
 
 #define INTERPOSE(name) DEFINE_REAL(name); DEFINE_REAL_RESOLVER(name)
 
+/* For functions the dynamic loader calls itself (free, munmap): resolved
+ * by reading the next objects' symbol tables, never with dlsym(), which
+ * would clobber the loader's pending error state (next_symbol.h). */
+void *resolve_real_in_loader(const char *name);
+#define DEFINE_LOADER_SAFE_RESOLVER(name)                                       \
+	static __attribute__((noinline, cold)) __typeof__(&name) real_##name##_slow(const void *caller) \
+	{                                                                          \
+		(void)caller;                                                      \
+		__typeof__(&name) fn = (__typeof__(&name))resolve_real_in_loader(#name); \
+		__atomic_store_n(&real_##name, fn, __ATOMIC_RELAXED);              \
+		return fn;                                                         \
+	}
+#define INTERPOSE_LOADER_SAFE(name) DEFINE_REAL(name); DEFINE_LOADER_SAFE_RESOLVER(name)
+
 #endif

@@ -20,6 +20,7 @@
 #include "symbolize.h"
 #include "tracer_lock.h"
 #include "tracer_stack.h"
+#include "urcu_reader_state.h"
 
 static const char *const report_kind_name[NR_REPORT_KINDS] = {
 	[REPORT_SUSPICIOUS_RCU] = "suspicious RCU usage",
@@ -359,14 +360,21 @@ void report_held_locks(struct thread_state *ts)
 {
 	const char *task = report_task_name();
 	unsigned n = 0;
+	unsigned inlined = urcu_readable_flavors ? inline_readers(ts) : 0;
 	for (unsigned i = 0; i < ts->depth; i++)
 		n += ts->held[i].kind != HELD_NONE;
+	n += (unsigned)__builtin_popcount(inlined);
 	if (n == 0 && !ts->untracked) {
 		report_printf("no locks held by %s.\n", task);
 		return;
 	}
 	report_printf("%u lock%s held by %s:\n", n, n == 1 ? "" : "s", task);
 	int index = 0;
+	/* Inlined read sides began before anything we saw: outermost. */
+	for (unsigned left = inlined; left; left &= left - 1)
+		report_printf(" #%d: (%s){rcu}, at: (an inlined read side, nesting %u: where it began is not known)\n",
+			      index++, flavor_lock_name[__builtin_ctz(left)],
+			      urcu_inline_nesting((enum rcu_flavor)__builtin_ctz(left)));
 	for (unsigned i = 0; i < ts->depth; i++)
 		if (ts->held[i].kind != HELD_NONE)
 			report_held_lock(index++, &ts->held[i]);

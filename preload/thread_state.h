@@ -98,6 +98,8 @@ struct thread_state {
 	uint16_t nesting[NR_FLAVORS];
 	uint8_t registered[NR_URCU_FLAVORS];
 	uint8_t qsbr_offline;   /* registered with QSBR but offline */
+	uint8_t urcu_worker;    /* a thread liburcu made (call_rcu workers) */
+	uint8_t defer_registered[NR_URCU_FLAVORS];   /* rcu_defer_register_thread() */
 	struct held_lock held[MAX_LOCK_DEPTH];
 };
 

@@ -133,6 +133,22 @@ Test(reliability, clean_child_of_a_reporting_parent_keeps_its_status)
 	run_free(&r);
 }
 
+/* The loader calls free() itself, also from inside a failing dlsym(): the
+ * real free() must be found without dlsym() (it clobbered the loader's
+ * error state and corrupted the heap: seen with tcache off). */
+Test(reliability, free_called_by_the_loader_inside_a_failing_dlsym)
+{
+	char *argv[] = { "/bin/ls", "/", NULL };
+	setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0", 1);
+	struct run_options o = { .preload = 1, .timeout = 20 };
+	struct run r = run_program(argv, &o);
+	unsetenv("GLIBC_TUNABLES");
+	cr_expect_eq(r.signal, 0, "killed by signal %d:\n%s", r.signal, r.err);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "usr\n"), "%s", r.out);
+	run_free(&r);
+}
+
 /* ---- plugins --------------------------------------------------------------- */
 
 Test(reliability, plugin_linking_liburcu_in_its_own_scope)
