@@ -41,7 +41,8 @@ TARGET_NAMES := $(TARGET_SRCS:tests/targets/%.c=%)
 TARGETS := $(foreach t,$(TARGET_NAMES),$(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/$(t).$(f)))
 # A few built -no-pie and with _LGPL_SOURCE too, to test those builds.
 NOPIE_TARGETS := $(BUILD)/targets/header_checks.memb.nopie $(BUILD)/targets/deref_outside_reader.memb.nopie
-LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header_checks.qsbr.lgpl
+LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header_checks.qsbr.lgpl \
+	$(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/lgpl_inline.$(f).lgpl $(BUILD)/targets/lfht_resize.$(f).lgpl)
 
 # Programs that need their own link lines: a plugin that links liburcu in
 # its own scope and its host; a library whose destructor witnesses exit.
@@ -110,13 +111,13 @@ $(TOOL_ASAN): $(TOOL_DEPS)
 define flavored_target
 $(BUILD)/targets/%.$(1): tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
 	@mkdir -p $$(@D)
-	$$(CC) $$(TARGET_CFLAGS) $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ -Wl,--as-needed $$(FLAVOR_LIBS_$(1)) -lurcu-common
+	$$(CC) $$(TARGET_CFLAGS) $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ -Wl,--as-needed $$(FLAVOR_LIBS_$(1)) -lurcu-cds -lurcu-common
 $(BUILD)/targets/%.$(1).nopie: tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
 	@mkdir -p $$(@D)
 	$$(CC) $$(TARGET_CFLAGS) -fno-pie -no-pie $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ $$(FLAVOR_LIBS_$(1)) -lurcu-common
 $(BUILD)/targets/%.$(1).lgpl: tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
 	@mkdir -p $$(@D)
-	$$(CC) $$(TARGET_CFLAGS) -D_LGPL_SOURCE $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ $$(FLAVOR_LIBS_$(1)) -lurcu-common
+	$$(CC) $$(TARGET_CFLAGS) -D_LGPL_SOURCE $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ -Wl,--as-needed $$(FLAVOR_LIBS_$(1)) -lurcu-cds -lurcu-common
 endef
 $(foreach f,$(URCU_FLAVORS),$(eval $(call flavored_target,$(f))))
 

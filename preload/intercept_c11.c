@@ -29,7 +29,7 @@ static inline const pthread_mutex_t *as_pthread(const mtx_t *m)
  * on their entry, as for pthread mutexes). */
 #define MTX_BLOCKING(call)                                                       \
 	struct thread_state *ts = thread_state();                                \
-	if (unlikely(ts->in_tracer))                                             \
+	if (unlikely(ts->in_tracer | ts->in_urcu))                                             \
 		return call;                                                     \
 	struct held_lock *again = recursive_relock(ts, as_pthread(m));           \
 	if (unlikely(again != 0)) {                                              \
@@ -58,7 +58,7 @@ int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
 int mtx_trylock(mtx_t *m)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(mtx_trylock)(m);
 	struct held_lock *again = recursive_relock(ts, as_pthread(m));
 	int ret = REAL(mtx_trylock)(m);
@@ -74,7 +74,7 @@ int mtx_trylock(mtx_t *m)
 int mtx_unlock(mtx_t *m)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(mtx_unlock)(m);
 	lock_released(ts, m, KIND_BIT(HELD_MUTEX), CALLER_IP(), "mtx_t");
 	int ret = REAL(mtx_unlock)(m);
@@ -92,7 +92,7 @@ int mtx_init(mtx_t *m, int type)
 void mtx_destroy(mtx_t *m)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer)) {
+	if (unlikely(ts->in_tracer | ts->in_urcu)) {
 		REAL(mtx_destroy)(m);
 		return;
 	}

@@ -31,7 +31,7 @@ static inline int mutex_taken(int ret)
 /* One body for the three blocking variants. */
 #define MUTEX_BLOCKING(call)                                                     \
 	struct thread_state *ts = thread_state();                                \
-	if (unlikely(ts->in_tracer))                                             \
+	if (unlikely(ts->in_tracer | ts->in_urcu))                                             \
 		return call;                                                     \
 	struct held_lock *again = recursive_relock(ts, m);                       \
 	if (unlikely(again != 0)) {                                              \
@@ -66,7 +66,7 @@ int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clock,
 int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_mutex_trylock)(m);
 	struct held_lock *again = recursive_relock(ts, m);
 	int ret = REAL(pthread_mutex_trylock)(m);
@@ -82,7 +82,7 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
 int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_mutex_unlock)(m);
 	lock_released(ts, m, KIND_BIT(HELD_MUTEX), CALLER_IP(), "pthread_mutex_t");
 	int ret = REAL(pthread_mutex_unlock)(m);
@@ -100,7 +100,7 @@ int pthread_mutex_init(pthread_mutex_t *restrict m, const pthread_mutexattr_t *r
 int pthread_mutex_destroy(pthread_mutex_t *m)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_mutex_destroy)(m);
 	int i = lock_before_destroy(ts, m, KIND_BIT(HELD_MUTEX), sizeof(*m), CALLER_IP());
 	int ret = REAL(pthread_mutex_destroy)(m);
@@ -111,7 +111,7 @@ int pthread_mutex_destroy(pthread_mutex_t *m)
 int pthread_spin_lock(pthread_spinlock_t *s)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_spin_lock)(s);
 	uintptr_t ip = CALLER_IP();
 	uint32_t class_id = lock_before_blocking(ts, (const void *)s, HELD_SPIN, ip, 1);
@@ -124,7 +124,7 @@ int pthread_spin_lock(pthread_spinlock_t *s)
 int pthread_spin_trylock(pthread_spinlock_t *s)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_spin_trylock)(s);
 	int ret = REAL(pthread_spin_trylock)(s);
 	if (ret == 0)
@@ -135,7 +135,7 @@ int pthread_spin_trylock(pthread_spinlock_t *s)
 int pthread_spin_unlock(pthread_spinlock_t *s)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_spin_unlock)(s);
 	lock_released(ts, (const void *)s, KIND_BIT(HELD_SPIN), CALLER_IP(), "pthread_spinlock_t");
 	int ret = REAL(pthread_spin_unlock)(s);
@@ -153,7 +153,7 @@ int pthread_spin_init(pthread_spinlock_t *s, int pshared)
 int pthread_spin_destroy(pthread_spinlock_t *s)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_spin_destroy)(s);
 	int i = lock_before_destroy(ts, (const void *)s, KIND_BIT(HELD_SPIN), sizeof(*s), CALLER_IP());
 	int ret = REAL(pthread_spin_destroy)(s);

@@ -29,7 +29,7 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 /* One body for the four blocking variants of each side. */
 #define RWLOCK_BLOCKING(kind, relock_blocks, call)                               \
 	struct thread_state *ts = thread_state();                                \
-	if (unlikely(ts->in_tracer))                                             \
+	if (unlikely(ts->in_tracer | ts->in_urcu))                                             \
 		return call;                                                     \
 	uintptr_t ip = CALLER_IP();                                              \
 	uint32_t class_id = lock_before_blocking(ts, rw, kind, ip, relock_blocks);                   \
@@ -41,7 +41,7 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 
 #define RWLOCK_TRY(kind, call)                                                   \
 	struct thread_state *ts = thread_state();                                \
-	if (unlikely(ts->in_tracer))                                             \
+	if (unlikely(ts->in_tracer | ts->in_urcu))                                             \
 		return call;                                                     \
 	int ret = call;                                                          \
 	if (ret == 0)                                                            \
@@ -96,7 +96,7 @@ int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_rwlock_unlock)(rw);
 	lock_released(ts, rw, KIND_BIT(HELD_RWLOCK_READ) | KIND_BIT(HELD_RWLOCK_WRITE),
 		      CALLER_IP(), "pthread_rwlock_t");
@@ -115,7 +115,7 @@ int pthread_rwlock_init(pthread_rwlock_t *restrict rw, const pthread_rwlockattr_
 int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(ts->in_tracer))
+	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_rwlock_destroy)(rw);
 	int i = lock_before_destroy(ts, rw, KIND_BIT(HELD_RWLOCK_READ) | KIND_BIT(HELD_RWLOCK_WRITE), sizeof(*rw), CALLER_IP());
 	int ret = REAL(pthread_rwlock_destroy)(rw);

@@ -121,6 +121,20 @@ static inline void urcu_free_all_cpu_call_rcu_data(enum rcu_flavor f, void (*rea
 	URCU_INNER(ts, real());
 }
 
+/* rcu_defer_barrier() and rcu_defer_barrier_thread() wait for a grace
+ * period under liburcu's defer mutex: the wait is the program's, the
+ * mutex liburcu's. */
+static inline void urcu_defer_barrier(enum rcu_flavor f, void (*real)(void), uintptr_t ip, const char *what)
+{
+	struct thread_state *ts = thread_state();
+	if (likely(urcu_call_is_ours(ts))) {
+		if (unlikely(urcu_in_read_side(ts, f)))
+			print_illegal_sync(ts, urcu_program_site(ip), what);
+		rcu_grace_period_wait(ts, f, NULL, ip);
+	}
+	URCU_INNER(ts, real());
+}
+
 #define DEFERRED_PROTOTYPES(fl, reg)                                                           \
 	void urcu_##fl##_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *));     \
 	void urcu_##fl##_defer_rcu(void (*fct)(void *), void *p);                             \
@@ -128,7 +142,9 @@ static inline void urcu_free_all_cpu_call_rcu_data(enum rcu_flavor f, void (*rea
 	void urcu_##fl##_defer_unregister_thread(void);                                       \
 	struct call_rcu_data *urcu_##fl##_get_cpu_call_rcu_data(int cpu);                     \
 	struct call_rcu_data *urcu_##fl##_get_call_rcu_data(void);                            \
-	void urcu_##fl##_free_all_cpu_call_rcu_data(void);
+	void urcu_##fl##_free_all_cpu_call_rcu_data(void);                                    \
+	void urcu_##fl##_defer_barrier(void);                                                 \
+	void urcu_##fl##_defer_barrier_thread(void);
 URCU_FLAVORS(DEFERRED_PROTOTYPES)
 
 #define DEFERRED_REAL_FUNCTIONS(fl, reg)                   \
@@ -138,7 +154,9 @@ URCU_FLAVORS(DEFERRED_PROTOTYPES)
 	INTERPOSE(urcu_##fl##_defer_unregister_thread);     \
 	INTERPOSE(urcu_##fl##_get_cpu_call_rcu_data);       \
 	INTERPOSE(urcu_##fl##_get_call_rcu_data);           \
-	INTERPOSE(urcu_##fl##_free_all_cpu_call_rcu_data);
+	INTERPOSE(urcu_##fl##_free_all_cpu_call_rcu_data);  \
+	INTERPOSE(urcu_##fl##_defer_barrier);               \
+	INTERPOSE(urcu_##fl##_defer_barrier_thread);
 URCU_FLAVORS(DEFERRED_REAL_FUNCTIONS)
 
 #define DEFERRED_WRAPPERS(fl, reg)                                                                    \
@@ -172,5 +190,15 @@ URCU_FLAVORS(DEFERRED_REAL_FUNCTIONS)
 	{                                                                                             \
 		urcu_free_all_cpu_call_rcu_data(FLAVOR_##fl, REAL(urcu_##fl##_free_all_cpu_call_rcu_data), \
 						CALLER_IP());                                         \
+	}                                                                                             \
+	void urcu_##fl##_defer_barrier(void)                                                          \
+	{                                                                                             \
+		urcu_defer_barrier(FLAVOR_##fl, REAL(urcu_##fl##_defer_barrier), CALLER_IP(),         \
+				   "rcu_defer_barrier()");                                            \
+	}                                                                                             \
+	void urcu_##fl##_defer_barrier_thread(void)                                                   \
+	{                                                                                             \
+		urcu_defer_barrier(FLAVOR_##fl, REAL(urcu_##fl##_defer_barrier_thread), CALLER_IP(),  \
+				   "rcu_defer_barrier_thread()");                                     \
 	}
 URCU_FLAVORS(DEFERRED_WRAPPERS)

@@ -10,6 +10,7 @@
 #include "flavors.h"
 #include "lock_class_keys.h"
 #include "lock_instances.h"
+#include "urcu_calls.h"
 #include "options.h"
 #include "report.h"
 #include "symbolize.h"
@@ -211,7 +212,7 @@ static uint32_t static_class(const void *lock)
 {
 	struct variable_lookup v = { (uintptr_t)lock, (uintptr_t)lock };
 	symbolizer_run(thread_state(), find_variable, &v);
-	struct lock_class proto = { .first_instance = v.start };
+	struct lock_class proto = { .first_instance = v.start, .urcu_internal = (uint8_t)is_urcu_code(v.start) };
 	return class_for(v.start, CLASS_STATIC, 0, &proto);
 }
 
@@ -229,7 +230,8 @@ static uint32_t site_class(enum class_key_kind kind, const void *lock, uintptr_t
 		k.nr_callers = 0;
 	}
 	struct lock_class proto = { .first_instance = (uintptr_t)lock, .site = k.site,
-				    .nr_callers = (uint8_t)k.nr_callers };
+				    .nr_callers = (uint8_t)k.nr_callers,
+				    .urcu_internal = (uint8_t)is_urcu_code(k.site) };
 	for (int i = 0; i < k.nr_callers && i < 2; i++)
 		proto.callers[i] = k.callers[i];
 	return class_for(k.key, kind, 0, &proto);

@@ -42,6 +42,8 @@ struct lock_class {
 	uint8_t subclass;
 	uint8_t dead;          /* its code or variable was unloaded (dlclose) */
 	uint8_t nr_callers;    /* site classes: callers that key it */
+	uint8_t urcu_internal; /* site classes: made inside liburcu's libraries
+				  (the lock-free hash table's resize mutex) */
 	const char *name;      /* CLASS_NAMED only: the annotation's string */
 	uintptr_t first_instance;    /* site classes: the first lock; when it is a
 					static variable, the class is named after

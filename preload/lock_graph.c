@@ -15,6 +15,7 @@
 #include "stack_depot.h"
 #include "tracer_lock.h"
 #include "key_set.h"
+#include "urcu_calls.h"
 
 int lock_graph_enabled = 1;
 uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
@@ -28,6 +29,7 @@ struct lock_dependency {
 	uintptr_t from_ip;       /* where `from` was taken */
 	uint8_t types;           /* bit (held_read << 1 | acquired_read): combinations seen */
 	uint8_t sync;            /* first seen as a grace-period wait */
+	uint8_t urcu_workers_only;   /* only ever made by threads liburcu started */
 };
 
 static struct lock_dependency dependencies[MAX_LOCKDEP_EDGES];
@@ -96,7 +98,7 @@ static struct lock_dependency *find_dependency(uint32_t from, uint32_t to)
 }
 
 static struct lock_dependency *add_dependency(uint32_t from, uint32_t to, const struct held_lock *held,
-					      uint32_t stack)
+					      uint32_t stack, int by_urcu_worker)
 {
 	if (nr_dependencies >= MAX_LOCKDEP_EDGES) {
 		report_limit_once("MAX_LOCKDEP_EDGES too low!",
@@ -109,6 +111,7 @@ static struct lock_dependency *add_dependency(uint32_t from, uint32_t to, const 
 	d->types = 0;
 	d->from_ip = held->acquire_ip;
 	d->stack = stack;
+	d->urcu_workers_only = (uint8_t)by_urcu_worker;
 	d->next_out = lock_classes[from].first_dependency;
 	/* Published last: a lock-free reader of the list sees it whole. */
 	__atomic_store_n(&lock_classes[from].first_dependency, nr_dependencies++, __ATOMIC_RELEASE);
@@ -411,11 +414,48 @@ static unsigned dependency_bit(const struct held_lock *held, enum acquire_op op)
 	return (unsigned)held_read_recursive(held) << 1 | (unsigned)(op == ACQUIRE_RLOCK);
 }
 
-/* Whether held -> new is already in the graph with this kind of acquisition. */
-static int dependency_known(const struct held_lock *held, uint32_t class_id, enum acquire_op op)
+/* Whether held -> new is already in the graph with this kind of acquisition
+ * (and, made by the program, as the program's). */
+static int dependency_known(const struct held_lock *held, uint32_t class_id, enum acquire_op op,
+			    int by_urcu_worker)
 {
 	const struct lock_dependency *d = find_dependency(held->class_id, class_id);
-	return d && (d->types & (1u << dependency_bit(held, op)));
+	return d && (d->types & (1u << dependency_bit(held, op))) && (by_urcu_worker || !d->urcu_workers_only);
+}
+
+/* liburcu's own locks against grace periods: liburcu-cds's resize worker
+ * (a thread liburcu starts) is an online QSBR reader when it takes its
+ * hash table's resize mutex, and holds the mutex across synchronize_rcu();
+ * with one such worker, and every other user of the mutex offline (the
+ * documented rule for cds_lfht_resize(): never from a read side), a grace
+ * period never waits for a reader blocked on it. So a cycle whose only
+ * "read side -> liburcu's lock" edges come from liburcu's own threads is
+ * liburcu's design, not reported (the built-in exemption the README
+ * lists); the same edge made by a program thread (cds_lfht_resize() from
+ * an online QSBR thread) is the program's bug, and reported. */
+static int reader_into_internal(uint32_t from, uint32_t to)
+{
+	return lock_classes[from].key_kind == CLASS_RCU_FLAVOR && lock_classes[to].urcu_internal;
+}
+
+static int cycle_is_liburcu_design(uint32_t held_class, uint32_t new_class, int by_urcu_worker,
+				   const struct path_step *path, size_t n)
+{
+	int exempt = 0;
+	if (reader_into_internal(held_class, new_class)) {
+		if (!by_urcu_worker)
+			return 0;
+		exempt = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct lock_dependency *d = &dependencies[path[i].edge];
+		if (reader_into_internal(d->from, d->to)) {
+			if (!d->urcu_workers_only)
+				return 0;
+			exempt = 1;
+		}
+	}
+	return exempt;
 }
 
 /* Whether the path passes through one of the classes in `classes`. */
@@ -435,22 +475,29 @@ static int path_visits(const struct path_step *path, size_t n, const uint32_t *c
  * A->B->A, and A->B->C->A only through it). Records the edge either way:
  * validation goes on after a report, so one stress run finds every bug. */
 static int validate_dependency(const struct held_lock *held, uint32_t class_id, enum acquire_op op,
-			       uint32_t stack, const uint32_t *cycle_classes, int nr_cycle_classes)
+			       uint32_t stack, const uint32_t *cycle_classes, int nr_cycle_classes,
+			       int by_urcu_worker)
 {
 	int new_cycle = 0;
 	unsigned bit = dependency_bit(held, op);
 	struct lock_dependency *d = find_dependency(held->class_id, class_id);
-	if (d && (d->types & (1u << bit)))
+	/* An edge liburcu's threads made, now made by the program, is new to
+	 * the cycle search (see cycle_is_liburcu_design()). */
+	int now_the_programs = d && d->urcu_workers_only && !by_urcu_worker;
+	if (now_the_programs)
+		d->urcu_workers_only = 0;
+	if (d && (d->types & (1u << bit)) && !now_the_programs)
 		return 0;
 	int found = find_strong_path(class_id, op == ACQUIRE_RLOCK, held->class_id, held_read_recursive(held));
 	if (found) {
 		struct path_step path[MAX_PATH];
 		size_t n = path_to(held->class_id, found - 1, path);
 		new_cycle = n && !path_visits(path, n - 1, cycle_classes, nr_cycle_classes) &&
+			    !cycle_is_liburcu_design(held->class_id, class_id, by_urcu_worker, path, n) &&
 			    report_cycle_once(cycle_key(held->class_id, class_id, path, n));
 	}
 	if (!d)
-		d = add_dependency(held->class_id, class_id, held, stack);
+		d = add_dependency(held->class_id, class_id, held, stack, by_urcu_worker);
 	if (d) {
 		if (!d->types)
 			d->sync = op == ACQUIRE_SYNC;
@@ -508,7 +555,7 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 		goto out;   /* a handler interrupted our own validation */
 	int any_new = 0;
 	for (int i = 0; i < nr_sources && !any_new; i++)
-		any_new = !dependency_known(sources[i], class_id, op);
+		any_new = !dependency_known(sources[i], class_id, op, ts->urcu_worker);
 	if (!any_new) {
 		key_cache_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key);
 		tracer_lock_release(&graph);
@@ -528,7 +575,7 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 	/* Outermost first: when paths overlap, the cycle through the outer
 	 * lock is the smaller one (A->B->A before A->B->C->A). */
 	for (int i = 0; i < nr_sources; i++)
-		if (validate_dependency(sources[i], class_id, op, stack, cycle_classes, nr_cycles) &&
+		if (validate_dependency(sources[i], class_id, op, stack, cycle_classes, nr_cycles, ts->urcu_worker) &&
 		    nr_cycles < MAX_CYCLES_PER_ACQUISITION) {
 			cycle_classes[nr_cycles] = sources[i]->class_id;
 			cycles[nr_cycles++] = (struct found_cycle){ sources[i], { 0 }, lock, class_id, op, ip, stack };
@@ -536,8 +583,12 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 	key_cache_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key);
 	tracer_lock_release(&graph);
 
-	/* Every cycle this acquisition closes is a deadlock of its own. */
+	/* Every cycle this acquisition closes is a deadlock of its own. Its
+	 * site is the program's call (liburcu's lock-free hash table takes
+	 * locks on the program's behalf). */
+	uintptr_t site = nr_cycles ? urcu_program_site(ip) : ip;
 	for (int i = 0; i < nr_cycles; i++) {
+		cycles[i].ip = site;
 		if (cycles[i].held >= implicit && cycles[i].held < implicit + NR_URCU_FLAVORS) {
 			cycles[i].implicit = *cycles[i].held;
 			cycles[i].held = &cycles[i].implicit;

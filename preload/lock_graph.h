@@ -67,7 +67,9 @@ static inline void lock_graph_acquire(struct thread_state *ts, const void *lock,
 	unsigned inline_rd = urcu_readable_flavors ? inline_readers(ts) : 0;
 	if (!class_id || !lock_graph_enabled || (ts->depth == 0 && !qsbr_reader && !inline_rd))
 		return;
-	uint64_t key = chain_mix(qsbr_reader ? 0x51 : 0x17, inline_rd);
+	/* Who acquires is part of the chain where it matters: liburcu's own
+	 * threads' edges into liburcu's locks are judged apart. */
+	uint64_t key = chain_mix(qsbr_reader ? 0x51 : 0x17, inline_rd | (unsigned)ts->urcu_worker << 16);
 	int same_class = 0;
 	for (unsigned i = 0; i < ts->depth; i++) {
 		struct held_lock *h = &ts->held[i];

@@ -73,8 +73,8 @@ static inline uint32_t lock_before_blocking(struct thread_state *ts, const void 
 		return 0;
 	if (unlikely(ts->foreign_pending))
 		foreign_releases_apply(ts);   /* before the recursion check */
-	if (unlikely(urcu_readable_flavors))
-		check_inline_readers(ts, ip);
+	if (unlikely(urcu_readable_flavors) && !ts->in_urcu)
+		check_inline_readers(ts, ip);   /* liburcu's own inner read sides are not */
 	unsigned mask;
 	switch (kind) {
 	case HELD_RWLOCK_WRITE:   /* write behind our own read blocks; write
@@ -176,7 +176,7 @@ static inline int lock_before_destroy(struct thread_state *ts, const void *lock,
 static inline void lock_initialized(const void *lock, int ret, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
-	if (ret != 0 || ts->in_tracer)
+	if (ret != 0 || ts->in_tracer | ts->in_urcu)
 		return;
 	/* Initializing a lock this thread holds releases it (jemalloc's fork
 	 * child handler re-initializes the arena mutexes its prepare handler
@@ -251,7 +251,7 @@ static inline void mutex_wait_end(void *arg)
 /* The body of every condition-wait wrapper; `m` is the mutex argument. */
 #define MUTEX_WAIT(call)                                                         \
 	struct thread_state *ts = thread_state();                                \
-	if (unlikely(ts->in_tracer))                                             \
+	if (unlikely(ts->in_tracer | ts->in_urcu))                               \
 		return call;                                                     \
 	struct mutex_wait_frame frame;                                           \
 	mutex_wait_begin(&frame, ts, m, CALLER_IP());                            \
