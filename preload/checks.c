@@ -21,6 +21,7 @@ __thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("init
  * symbolized address. */
 static void report_site(uintptr_t ip, const char *file, int line)
 {
+	report_record_site(ip, file, line);
 	if (file) {
 		report_printf("%s:%d", file, line);
 		return;
@@ -229,6 +230,7 @@ static void print_bad_unlock_body(struct thread_state *ts, void *arg)
 	const struct lock_event *e = arg;
 	char name[256];
 	report_lock_name(e->lock, e->lock ? lock_class_peek(e->lock) : 0, e->type_name, name, sizeof(name));
+	report_record_lock("released", e->lock, name, e->type_name, e->holder_ip);
 	report_printf("%s is trying to release lock (%s) at:\n", report_task_name(), name);
 	report_symbolized_ip(e->ip);
 	report_printf("\nbut there are no more locks to release!\n");
@@ -365,6 +367,8 @@ static void print_recursive_locking_body(struct thread_state *ts, void *arg)
 	struct held_lock *held = &ts->held[e->held_index];
 	char name[256];
 	report_lock_name(e->lock, held_class(held), lock_type_name(e->kind), name, sizeof(name));
+	report_record_lock("acquiring", e->lock, name, lock_type_name(e->kind), 0);
+	report_record_lock("holding", e->lock, name, lock_type_name(e->kind), held->acquire_ip);
 	report_printf("%s is trying to acquire lock:\n", report_task_name());
 	report_printf("%016lx (%s), at: ", (unsigned long)e->lock, name);
 	report_symbolized_ip(e->ip);
@@ -395,7 +399,9 @@ static void print_held_lock_freed_body(struct thread_state *ts, void *arg)
 	const struct lock_event *e = arg;
 	report_printf("%s is freeing memory %016lx-%016lx, with a lock still held there!\n",
 		      report_task_name(), (unsigned long)e->lock, (unsigned long)e->lock + e->size - 1);
+	report_held_locks_as("freed");
 	report_held_lock(e->held_index, &ts->held[e->held_index]);
+	report_held_locks_as("held");
 	report_held_locks(ts);
 	report_backtrace();
 }
@@ -412,6 +418,7 @@ void print_held_lock_freed(struct thread_state *ts, uintptr_t ip, const void *lo
 static void print_locks_held_body(struct thread_state *ts, void *arg)
 {
 	(void)arg;
+	report_held_locks_as("leaked");
 	report_held_locks(ts);
 	report_backtrace();
 }
@@ -468,6 +475,7 @@ struct assertion {
 static void print_assertion_body(struct thread_state *ts, void *arg)
 {
 	const struct assertion *a = arg;
+	report_record_site(a->ip, a->file, a->line);
 	report_printf("%s:%d %s\n", a->file, a->line, a->message);
 	report_printf("\nother info that might help us debug this:\n");
 	report_held_locks(ts);

@@ -266,6 +266,15 @@ static void print_circular_bug_body(struct thread_state *ts, void *arg)
 	char n_name[256], p_name[256], x_name[256], name[256];
 	class_name(c->class_id, n_name, sizeof(n_name));
 	class_name(held->class_id, p_name, sizeof(p_name));
+	report_record_site(c->ip, NULL, 0);
+	report_record_lock("acquiring", c->lock, n_name, op_name(c->op == ACQUIRE_RLOCK, c->op == ACQUIRE_SYNC), 0);
+	report_record_lock("holding", held->lock, p_name, op_name(held_read_recursive(held), 0), held->acquire_ip);
+	/* The existing chain, from the lock being acquired to the one held. */
+	report_record_lock("chain", NULL, n_name, op_name(c->op == ACQUIRE_RLOCK, c->op == ACQUIRE_SYNC), 0);
+	for (size_t i = 0; i < path_len; i++) {
+		lock_class_name(report_edges[i].to, name, sizeof(name));
+		report_record_lock("chain", NULL, name, op_name(report_path[i].bit & 1, report_edges[i].sync), 0);
+	}
 	report_printf("%s is trying to acquire lock:\n", report_task_name());
 	report_printf("%016lx (%s), at: ", (unsigned long)c->lock, n_name);
 	report_symbolized_ip(c->ip);
@@ -332,6 +341,9 @@ static void print_instance_inversion_body(struct thread_state *ts, void *arg)
 	const struct held_lock *held = v->held;
 	char name[256];
 	class_name(v->class_id, name, sizeof(name));
+	report_record_site(v->ip, NULL, 0);
+	report_record_lock("acquiring", v->lock, name, "lock", 0);
+	report_record_lock("holding", held->lock, name, "lock", held->acquire_ip);
 	report_printf("%s is trying to acquire lock:\n", report_task_name());
 	report_printf("%016lx (%s), at: ", (unsigned long)v->lock, name);
 	report_symbolized_ip(v->ip);

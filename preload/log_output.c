@@ -21,11 +21,14 @@ struct log_file {
 	 * we created it (and may give it to the process's new owner). */
 	int dir_fd;
 	int created;
+	const char *suffix;  /* appended to the expanded log_path */
 };
 
-static struct log_file current = { .fd = -1, .dir_fd = -1 };
+static struct log_file current = { .fd = -1, .dir_fd = -1, .suffix = "" };
+/* The reports' records (report_record.h), beside the log. */
+static struct log_file records = { .fd = -1, .dir_fd = -1, .suffix = ".jsonl" };
 /* A forked child's fallback: the log it inherited from its parent. */
-static struct log_file inherited = { .fd = -1, .dir_fd = -1 };
+static struct log_file inherited = { .fd = -1, .dir_fd = -1, .suffix = "" };
 static int wrote_anything;
 static int per_process;   /* log_path has %p */
 
@@ -42,12 +45,12 @@ static void write_all(int fd, const char *buf, size_t len)
 	}
 }
 
-static void expand_path(char *out, size_t size)
+static void expand_path(char *out, size_t size, const char *suffix)
 {
 	const char *path = tracer_options.log_path;
 	size_t n = 0;
 	per_process = 0;
-	for (const char *p = path; *p && n < size - 24; p++) {
+	for (const char *p = path; *p && n < size - 32; p++) {
 		if (p[0] == '%' && p[1] == 'p') {
 			n += (size_t)snprintf(out + n, size - n, "%d", (int)getpid());
 			p++;
@@ -56,7 +59,7 @@ static void expand_path(char *out, size_t size)
 			out[n++] = *p;
 		}
 	}
-	out[n] = 0;
+	snprintf(out + n, size - n, "%s", suffix ? suffix : "");
 }
 
 /* A number far above what the program uses: the program's open() returns
@@ -92,7 +95,7 @@ static int open_named(const struct log_file *f, int flags, mode_t mode)
 
 static int open_log(struct log_file *f)
 {
-	expand_path(f->path, sizeof(f->path));
+	expand_path(f->path, sizeof(f->path), f->suffix);
 	int fd = open_named(f, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY, 0);
 	f->created = 0;
 	if (fd < 0 && errno == ENOENT) {
@@ -134,7 +137,7 @@ static void keep_directory(struct log_file *f)
 {
 	if (f->dir_fd >= 0)
 		return;
-	expand_path(f->path, sizeof(f->path));
+	expand_path(f->path, sizeof(f->path), f->suffix);
 	char dir[sizeof(f->path)];
 	snprintf(dir, sizeof(dir), "%s", f->path);
 	char *slash = strrchr(dir, '/');
@@ -224,6 +227,19 @@ void log_output_write(const char *buf, size_t len)
 	errno = saved;
 }
 
+void log_output_write_record(const char *buf, size_t len)
+{
+	int saved = errno;
+	options_init();
+	if (tracer_options.log_path[0] && log_fd() != 2) {
+		/* made beside the log, through the same directory after a chroot */
+		records.dir_fd = current.dir_fd;
+		if (still_ours(&records) || (records.fd = -1, !open_log(&records)))
+			write_all(records.fd, buf, len);
+	}
+	errno = saved;
+}
+
 const char *log_output_path(void)
 {
 	return tracer_options.log_path[0] ? current.path : "";
@@ -238,6 +254,7 @@ void log_output_fork_child(void)
 	current.dir_fd = -1;
 	current.created = 0;
 	current.path[0] = 0;
+	records.fd = -1;   /* the child's own, beside its own log */
 	wrote_anything = 0;
 }
 

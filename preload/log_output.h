@@ -27,6 +27,9 @@ void log_output_prepare(int new_uid, int new_gid);
  * processes never interleave), looping on short writes and EINTR; errno
  * is preserved. */
 void log_output_write(const char *buf, size_t len);
+/* A report's record (report_record.h) to `<log>.jsonl`, when reports go to
+ * a log file; nothing when they go to stderr. */
+void log_output_write_record(const char *buf, size_t len);
 /* The path reports of this process go to ("" for stderr). */
 const char *log_output_path(void);
 /* fork: the child's %p log is its own, made at its first report. */

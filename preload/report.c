@@ -21,6 +21,7 @@
 #include "tracer_lock.h"
 #include "tracer_stack.h"
 #include "urcu_reader_state.h"
+#include "report_record.h"
 
 static const char *const report_kind_name[NR_REPORT_KINDS] = {
 	[REPORT_SUSPICIOUS_RCU] = "suspicious RCU usage",
@@ -335,17 +336,41 @@ void report_lock_name(const void *lock, uint32_t class_id, const char *type_name
 		snprintf(buf, size, "%s", type_name);
 }
 
+/* How the held locks listed in a report figure in its record: "held" (the
+ * context of the report) unless the body says they are the bug itself. */
+static const char *held_lock_role = "held";
+
+void report_held_locks_as(const char *role)
+{
+	held_lock_role = role;
+}
+
+void report_record_lock(const char *role, const void *lock, const char *name, const char *kind,
+			uintptr_t acquired_at)
+{
+	record_lock(role, lock, name, kind, acquired_at);
+}
+
+void report_record_site(uintptr_t ip, const char *file, int line)
+{
+	if (file)
+		record_site_source(file, line);
+	else
+		record_site(ip, 1);
+}
+
 void report_held_lock(int index, struct held_lock *h)
 {
 	char name[256];
+	const char *kind_name = held_kind_name[h->kind < NR_HELD_KINDS ? h->kind : HELD_NONE];
 	if (h->kind == HELD_RCU_READ && held_flavor(h) != FLAVOR_srcu) {
-		report_printf(" #%d: (%s){%s}, at: ", index, flavor_lock_name[held_flavor(h)],
-			      held_kind_name[h->kind]);
+		report_printf(" #%d: (%s){%s}, at: ", index, flavor_lock_name[held_flavor(h)], kind_name);
+		record_lock(held_lock_role, NULL, flavor_lock_name[held_flavor(h)], kind_name, h->acquire_ip);
 	} else {
 		uint32_t class_id = h->class_id ? h->class_id : held_class_lookup(h);
 		report_lock_name(h->lock, class_id, held_type_name(h), name, sizeof(name));
-		report_printf(" #%d: %016lx (%s){%s}, at: ", index, (unsigned long)h->lock, name,
-			      held_kind_name[h->kind < NR_HELD_KINDS ? h->kind : HELD_NONE]);
+		report_printf(" #%d: %016lx (%s){%s}, at: ", index, (unsigned long)h->lock, name, kind_name);
+		record_lock(held_lock_role, h->lock, name, kind_name, h->acquire_ip);
 	}
 	report_symbolized_ip(h->acquire_ip);
 	if (held_is_aggregate(h))
@@ -396,6 +421,7 @@ void report_backtrace_frames(const uintptr_t *frames, size_t n)
 		report_printf(" ");
 		report_symbolized_ip(frames[i]);
 		report_printf("\n");
+		record_frame(frames[i]);
 	}
 }
 
@@ -411,10 +437,13 @@ void report_backtrace(void)
 struct report_job {
 	struct thread_state *ts;
 	enum report_kind kind;
+	uintptr_t site;
 	const char *title;
 	void (*body)(struct thread_state *, void *);
 	void *arg;
 	int suppressed;
+	const char *record;
+	size_t record_len;
 };
 
 /* Set while a report body runs (under the report lock). */
@@ -447,14 +476,24 @@ static void build_report(void *p)
 	report_body_active = 1;
 	report_len = 0;
 	nr_report_pcs = 0;
+	held_lock_role = "held";
+	record_begin(job->kind < NR_REPORT_KINDS ? suppression_kind[job->kind] : "notice", job->title);
+	if (job->site)
+		record_site(job->site, 1);
 	size_t width = strlen(job->title);
 	report_printf("\n");
 	report_rule('=', width);
 	report_printf("%s\n", job->title);
 	report_printf("lockdep-rcu %s, pid %d\n", LOCKDEP_RCU_VERSION, (int)getpid());
 	report_rule('-', width);
+	size_t header = report_len;
 	job->body(job->ts, job->arg);
+	/* the first line of the body says what happened */
+	const char *first = report_buf + header;
+	const char *eol = memchr(first, '\n', report_len - header);
+	record_message(first, eol ? (size_t)(eol - first) : report_len - header);
 	job->suppressed = report_is_suppressed(job->kind);
+	job->record = record_end(&job->record_len);
 	report_body_active = 0;
 }
 
@@ -474,7 +513,7 @@ void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site,
 	}
 	nr_captured_frames = backtrace_capture(captured_frames, MAX_CAPTURED_FRAMES);
 	capture_failure = backtrace_unavailable_reason();
-	struct report_job job = { ts, kind, title, body, arg, 0 };
+	struct report_job job = { ts, kind, site, title, body, arg, 0, NULL, 0 };
 	run_on_tracer_stack(build_report, &job);
 	if (job.suppressed) {
 		__atomic_fetch_add(&suppressed_count, 1, __ATOMIC_RELAXED);
@@ -482,6 +521,8 @@ void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site,
 		if (kind < NR_REPORT_KINDS)
 			__atomic_fetch_add(&report_counts[kind], 1, __ATOMIC_RELAXED);
 		log_output_write(report_buf, report_len);
+		if (kind < NR_REPORT_KINDS)
+			log_output_write_record(job.record, job.record_len);
 	}
 	tracer_lock_release(&report_lock);
 	if (!job.suppressed && kind < NR_REPORT_KINDS && tracer_options.halt_on_error) {

@@ -68,6 +68,13 @@ void report_lock_name(const void *lock, uint32_t class_id, const char *type_name
 void report_held_lock(int index, struct held_lock *h);
 /* "N locks held by comm/tid:" and one line each, or "no locks held by ...". */
 void report_held_locks(struct thread_state *ts);
+/* The held locks listed next are the bug itself (a thread ending with
+ * them), not its context: so they are recorded (report_record.h). */
+void report_held_locks_as(const char *role);
+/* The locks a report is about, and its site, for its record. */
+void report_record_lock(const char *role, const void *lock, const char *name, const char *kind,
+			uintptr_t acquired_at);
+void report_record_site(uintptr_t ip, const char *file, int line);
 /* "stack backtrace:" and the frames captured when the report began. */
 void report_backtrace(void);
 /* The same for a stack captured earlier. */

@@ -110,6 +110,12 @@ void cli_write(const char *path, const char *text, size_t len)
 	fclose(f);
 }
 
+int cli_ends_with(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+	return n >= k && !strcmp(name + n - k, suffix);
+}
+
 /* Files in dir whose names start with prefix. */
 int cli_count_files(const char *dir, const char *prefix)
 {
@@ -190,12 +196,32 @@ static const char *json_value(const char *p, int depth)
 		return p + 4;
 	if (!strncmp(p, "false", 5))
 		return p + 5;
-	const char *start = p;
+	/* a number: -?digits(.digits)?([eE][+-]?digits)? */
 	if (*p == '-')
 		p++;
+	const char *digits = p;
 	while (*p >= '0' && *p <= '9')
 		p++;
-	return p > start && p[-1] != '-' ? p : NULL;
+	if (p == digits)
+		return NULL;
+	if (*p == '.') {
+		digits = ++p;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == digits)
+			return NULL;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		digits = p;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == digits)
+			return NULL;
+	}
+	return p;
 }
 
 int cli_json_valid(const char *text)
@@ -315,13 +341,13 @@ Test(cli, run_logs_one_file_per_process_children_included)
 	cr_expect(strstr(r.out, "child 42") && strstr(r.out, "after exec 42") && strstr(r.out, "parent 42"),
 		  "%s", r.out);
 	cr_expect(strstr(r.err, "3 reports in 3 logs"), "%s", r.err);
-	cr_expect_eq(cli_count_files(dir, "lockdep-rcu."), 4, "3 logs and the run record");
+	cr_expect_eq(cli_count_files(dir, "lockdep-rcu."), 7, "3 logs, their 3 records and the run record");
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	const char *sites[] = { "read_unprotected+", "read_unprotected_in_child+", "read_unprotected_after_exec+" };
 	int found[3] = { 0 };
 	while ((e = readdir(d))) {
-		if (!strstr(e->d_name, ".log"))
+		if (!cli_ends_with(e->d_name, ".log"))
 			continue;
 		char path[4200];
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);

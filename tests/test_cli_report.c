@@ -19,6 +19,7 @@ void cli_remove_dir(char *dir);
 char *cli_read(const char *path);
 void cli_write(const char *path, const char *text, size_t len);
 int cli_json_valid(const char *text);
+int cli_ends_with(const char *name, const char *suffix);
 
 /* `lockdep-rcu run -o dir/name -- program args...`, expected to report. */
 static void run_into(const char *dir, const char *name, const char *program, const char *arg)
@@ -387,7 +388,7 @@ static char *log_of(const char *dir)
 	struct dirent *e;
 	char *path = NULL;
 	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, "lockdep-rcu.", 12) && strstr(e->d_name, ".log"))
+		if (!strncmp(e->d_name, "lockdep-rcu.", 12) && cli_ends_with(e->d_name, ".log"))
 			cr_assert(asprintf(&path, "%s/%s", dir, e->d_name) > 0);
 	closedir(d);
 	cr_assert(path, "no log in %s", dir);

@@ -27,15 +27,20 @@ Test(options, log_path_with_pid_gets_the_reports_and_stderr_stays_clean)
 	cr_expect_eq(r.exit_code, 66);
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	int logs = 0;
+	int logs = 0, records = 0;
 	char name[512] = "";
-	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, "report.", 7)) {
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len > 6 && !strcmp(e->d_name + len - 6, ".jsonl"))
+			records++;
+		else if (!strncmp(e->d_name, "report.", 7)) {
 			logs++;
 			snprintf(name, sizeof(name), "%s/%s", dir, e->d_name);
 		}
+	}
 	closedir(d);
 	cr_expect_eq(logs, 1, "one log per process");
+	cr_expect_eq(records, 1, "its records beside it");
 	FILE *f = fopen(name, "r");
 	cr_assert(f, "%s", name);
 	static char log[1 << 16];

@@ -1,0 +1,55 @@
+/* The machine-readable twin of each report: one JSON object on one line,
+ * written with one write(2) to `<log>.jsonl` beside the human log (only
+ * when reports go to a log file), so `lockdep-rcu report` reads what the
+ * tracer saw instead of parsing its text back. A crash mid-write leaves a
+ * last line without its closing brace and newline, which readers skip.
+ *
+ *   {"v":1,"kind":"circular_dependency","title":"WARNING: ...",
+ *    "pid":123,"tid":124,"comm":"prog","time":1733240000.123,
+ *    "message":"first line after the header",
+ *    "site":FRAME,                      the call site the report is about
+ *    "frames":[FRAME,...],              the Call Trace (innermost first)
+ *    "locks":[{"role":ROLE,"address":"0x...","name":"conn_new+0x2a",
+ *              "kind":"mutex","acquired_at":FRAME},...],
+ *                                       ROLE: what the lock is to the bug:
+ *                                       "acquiring", "holding" (the two ends
+ *                                       of a dependency), "chain" (the
+ *                                       existing dependency path, from the
+ *                                       lock acquired to the one held),
+ *                                       "released", "freed", "leaked"; or
+ *                                       "held": merely held at the time, the
+ *                                       report's context, not its identity.
+ *                                       kind: as the text shows it in {},
+ *                                       the lock's type (mutex, rwlock-read,
+ *                                       rcu...) or, in a dependency, how it
+ *                                       is taken (lock, read, sync).
+ *    "bug":"16 hex digits"}             stable across runs: kind, site and
+ *                                       where each lock involved was taken,
+ *                                       by function and file:line
+ *   FRAME: {"pc":"0x...","module":"/usr/lib/x86_64-linux-gnu/libc.so.6",
+ *           "offset":"0x2724a","function":"start_thread","function_offset":"0x305",
+ *           "file":"pthread_create.c","line":442}
+ *   (module, function, file and line absent when not known; offset is the
+ *    ELF file address, what `addr2line -e module offset` takes.)
+ *
+ * The record is built while the report body runs (under the report lock,
+ * on the tracer's stack), from the same calls that print it. */
+#ifndef LOCKDEP_RCU_REPORT_RECORD_H
+#define LOCKDEP_RCU_REPORT_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RECORD_BUFFER_SIZE (64 * 1024)
+
+void record_begin(const char *kind, const char *title);
+/* The first line of the report's text after its header. */
+void record_message(const char *text, size_t len);
+void record_site(uintptr_t pc, int return_address);
+void record_site_source(const char *file, int line);
+void record_frame(uintptr_t pc);
+void record_lock(const char *role, const void *address, const char *name, const char *kind, uintptr_t acquired_at);
+/* Finishes the record; returns it (a line ending in '\n') and its length. */
+const char *record_end(size_t *len);
+
+#endif

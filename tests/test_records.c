@@ -1,0 +1,281 @@
+/* The machine-readable records the tracer writes beside its log: one per
+ * human report, in the same order, saying the same thing (title, pid, tid,
+ * the Call Trace's functions, the locks), every line one JSON object, and a
+ * bug hash that is the same across runs of the same bug and differs between
+ * bugs. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "harness.h"
+
+/* Defined in test_cli.c. */
+char *cli_read(const char *path);
+int cli_json_valid(const char *text);
+char *cli_temp_dir(void);
+void cli_remove_dir(char *dir);
+
+struct logged {
+	char *dir;
+	char *log;       /* the human log */
+	char *records;   /* <log>.jsonl */
+	struct run run;
+};
+
+static struct logged run_logged(const char *target, const char *scenario)
+{
+	struct logged l = { .dir = cli_temp_dir() };
+	char options[4300], path[4200];
+	snprintf(options, sizeof(options), "log_path=%s/log", l.dir);
+	/* some of the bugs are real deadlocks: what matters is written before */
+	struct run_options o = { .preload = 1, .options = options, .timeout = 3 };
+	l.run = run_target(target, "memb", scenario, &o);
+	snprintf(path, sizeof(path), "%s/log", l.dir);
+	l.log = cli_read(path);
+	snprintf(path, sizeof(path), "%s/log.jsonl", l.dir);
+	l.records = cli_read(path);
+	return l;
+}
+
+static void logged_free(struct logged *l)
+{
+	free(l->log);
+	free(l->records);
+	run_free(&l->run);
+	cli_remove_dir(l->dir);
+}
+
+/* The string value of "key" in a record from `from` on, malloc'd, or NULL. */
+static char *field(const char *from, const char *end, const char *key)
+{
+	char quoted[64];
+	snprintf(quoted, sizeof(quoted), "\"%s\":", key);
+	const char *p = strstr(from, quoted);
+	if (!p || (end && p >= end))
+		return NULL;
+	p += strlen(quoted);
+	if (*p != '"') {
+		size_t n = strcspn(p, ",}");
+		return strndup(p, n);
+	}
+	p++;
+	size_t n = 0;
+	while (p[n] && p[n] != '"')
+		n += p[n] == '\\' ? 2 : 1;
+	return strndup(p, n);
+}
+
+/* Line n (from 0) of text, malloc'd. */
+static char *line_of(const char *text, int n)
+{
+	for (; n > 0 && text; n--) {
+		text = strchr(text, '\n');
+		if (text)
+			text++;
+	}
+	if (!text || !*text)
+		return NULL;
+	return strndup(text, strcspn(text, "\n"));
+}
+
+/* The title of the n-th report of a human log (from 0). */
+static char *human_title(const char *log, int n)
+{
+	const char *p = log;
+	for (int i = 0; i <= n; i++) {
+		p = strstr(p, "\n=====");
+		if (!p)
+			return NULL;
+		p++;
+	}
+	return line_of(p, 1);
+}
+
+/* The human report n (from 0): from its ===== line to the next one. */
+static char *human_report(const char *log, int n)
+{
+	const char *p = log;
+	for (int i = 0; i <= n; i++) {
+		p = strstr(p, "\n=====");
+		if (!p)
+			return NULL;
+		p++;
+	}
+	const char *end = strstr(p, "\n=====");
+	return strndup(p, end ? (size_t)(end - p) : strlen(p));
+}
+
+/* "f1 f2 f3": the functions of a report's Call Trace. */
+static void human_trace(const char *report, char *out, size_t size)
+{
+	out[0] = 0;
+	const char *p = strstr(report, "Call Trace:\n");
+	cr_assert(p, "%s", report);
+	p += strlen("Call Trace:\n");
+	while (*p == ' ') {
+		size_t n = strcspn(p + 1, "+ \n");
+		size_t used = strlen(out);
+		snprintf(out + used, size - used, "%s%.*s", used ? " " : "", (int)n, p + 1);
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+}
+
+/* The same, from a record's frames. */
+static void record_trace(const char *record, char *out, size_t size)
+{
+	out[0] = 0;
+	const char *p = strstr(record, "\"frames\":[");
+	cr_assert(p, "%s", record);
+	const char *end = strstr(p, "],\"bug\"");
+	while ((p = strstr(p, "{\"pc\":")) && p < end) {
+		const char *next = strstr(p + 1, "{\"pc\":");
+		if (!next || next > end)
+			next = end;
+		char *function = field(p, next, "function");
+		size_t used = strlen(out);
+		snprintf(out + used, size - used, "%s%s", used ? " " : "", function ? function : "?");
+		free(function);
+		p = next;
+	}
+}
+
+static void expect_records_match(const char *target, const char *scenario, int reports)
+{
+	struct logged l = run_logged(target, scenario);
+	cr_assert(l.log, "%s %s: no log; stderr: %s", target, scenario, l.run.err);
+	cr_assert(l.records, "%s %s: no records beside the log", target, scenario);
+	cr_expect_eq(splat_count(l.log), reports, "%s", l.log);
+	cr_expect_eq(count_of(l.records, "\n"), reports, "one record per report:\n%s", l.records);
+	for (int i = 0; i < reports; i++) {
+		char *record = line_of(l.records, i);
+		cr_assert(record, "record %d of %s %s", i, target, scenario);
+		cr_expect(cli_json_valid(record), "one JSON object: %s", record);
+		char *title = field(record, NULL, "title"), *expected = human_title(l.log, i);
+		cr_expect_str_eq(title, expected, "%s %s report %d", target, scenario, i);
+		char *pid = field(record, NULL, "pid"), pid_line[64];
+		snprintf(pid_line, sizeof(pid_line), "pid %s\n", pid);
+		char *report = human_report(l.log, i);
+		cr_expect(strstr(report, pid_line), "pid %s:\n%s", pid, report);
+		char *tid = field(record, NULL, "tid"), tid_text[64];
+		snprintf(tid_text, sizeof(tid_text), "TID: %s ", tid);
+		cr_expect(strstr(report, tid_text), "tid %s:\n%s", tid, report);
+		char human[2048], machine[2048];
+		human_trace(report, human, sizeof(human));
+		record_trace(record, machine, sizeof(machine));
+		cr_expect_str_eq(machine, human, "the same Call Trace\n%s\n%s", record, report);
+		char *message = field(record, NULL, "message");
+		cr_expect(message && *message && strstr(report, message), "message %s in\n%s", message, report);
+		char *bug = field(record, NULL, "bug");
+		cr_expect(bug && strlen(bug) == 16, "a bug hash: %s", record);
+		free(record), free(title), free(expected), free(pid), free(tid), free(report), free(message), free(bug);
+	}
+	logged_free(&l);
+}
+
+Test(records, each_report_has_its_record_saying_the_same)
+{
+	expect_records_match("deref_outside_reader", "bug", 1);
+	expect_records_match("lock_order", "abba", 1);
+	expect_records_match("lock_order", "two-independent-cycles", 2);
+	expect_records_match("lock_order", "rcu-grace-period-deadlock", 1);
+	expect_records_match("lock_unlock_balance", "bug-mutex-never-locked", 1);
+	expect_records_match("lock_unlock_balance", "bug-mutex-other-thread", 1);
+	expect_records_match("lock_recursive", "bug-mutex", 1);
+	expect_records_match("lock_destroy_held", "bug-heap-mutex", 1);
+	expect_records_match("thread_end", "bug-return-locked", 1);
+	expect_records_match("sync_in_reader", "bug-synchronize", 1);
+	expect_records_match("rcu_unlock_balance", "bug", 1);
+}
+
+/* The locks a record names, as "role:name" in order. */
+static void record_locks(const char *record, char *out, size_t size)
+{
+	out[0] = 0;
+	const char *p = strstr(record, "\"locks\":[");
+	if (!p)
+		return;
+	while ((p = strstr(p, "{\"role\":"))) {
+		char *role = field(p, NULL, "role"), *name = field(p, NULL, "name");
+		size_t used = strlen(out);
+		snprintf(out + used, size - used, "%s%s:%s", used ? " " : "", role, name);
+		free(role), free(name);
+		p++;
+	}
+}
+
+Test(records, name_the_locks_of_the_report_in_their_roles)
+{
+	struct logged l = run_logged("lock_order", "abba");
+	char locks[1024];
+	record_locks(l.records, locks, sizeof(locks));
+	cr_expect_str_eq(locks, "acquiring:A holding:B chain:A chain:B held:B", "%s", l.records);
+	cr_expect(strstr(l.records, "\"acquired_at\":{\"pc\":"), "where B was taken: %s", l.records);
+	logged_free(&l);
+
+	l = run_logged("thread_end", "bug-return-locked");
+	record_locks(l.records, locks, sizeof(locks));
+	cr_expect(!strncmp(locks, "leaked:", 7), "%s", l.records);
+	logged_free(&l);
+
+	l = run_logged("lock_destroy_held", "bug-heap-mutex");
+	record_locks(l.records, locks, sizeof(locks));
+	cr_expect(strstr(locks, "freed:"), "%s", l.records);
+	logged_free(&l);
+}
+
+/* Each frame names its module by the path the process mapped and its ELF
+ * offset, what addr2line takes. */
+Test(records, frames_carry_module_path_and_file_offset)
+{
+	struct logged l = run_logged("deref_outside_reader", "bug");
+	char *site = strstr(l.records, "\"site\":");
+	cr_assert(site, "%s", l.records);
+	char *module = field(site, NULL, "module"), *offset = field(site, NULL, "offset");
+	cr_assert(module && offset, "%s", l.records);
+	char *program = realpath(build_path("targets/deref_outside_reader.memb"), NULL);
+	cr_expect_str_eq(module, program);
+	free(program);
+	char command[8500];
+	snprintf(command, sizeof(command), "addr2line -f -e %s %s", module, offset);
+	FILE *p = popen(command, "r");
+	char function[256] = "";
+	cr_assert(fgets(function, sizeof(function), p));
+	pclose(p);
+	char *record_function = field(site, NULL, "function");
+	cr_expect(!strncmp(function, record_function, strlen(record_function)), "%s vs %s", function,
+		  record_function);
+	free(module), free(offset), free(record_function);
+	logged_free(&l);
+}
+
+Test(records, bug_hash_is_the_same_bug_across_runs_and_differs_between_bugs)
+{
+	struct logged a = run_logged("lock_order", "abba");
+	struct logged b = run_logged("lock_order", "abba");
+	struct logged c = run_logged("lock_order", "abbcca");
+	struct logged d = run_logged("deref_outside_reader", "bug");
+	char *ha = field(a.records, NULL, "bug"), *hb = field(b.records, NULL, "bug");
+	char *hc = field(c.records, NULL, "bug"), *hd = field(d.records, NULL, "bug");
+	cr_assert(ha && hb && hc && hd);
+	cr_expect_str_eq(ha, hb, "two runs (two address layouts) of one bug");
+	cr_expect_str_neq(ha, hc);
+	cr_expect_str_neq(ha, hd);
+	free(ha), free(hb), free(hc), free(hd);
+	logged_free(&a), logged_free(&b), logged_free(&c), logged_free(&d);
+}
+
+/* On stderr (no log_path) there is no records file to write, and the text
+ * is unchanged: records never leak into the human output. */
+Test(records, only_beside_a_log_file_never_in_the_text)
+{
+	struct logged l = run_logged("lock_order", "abba");
+	cr_expect(!strstr(l.log, "{\"v\":"), "%s", l.log);
+	logged_free(&l);
+	struct run_options o = { .preload = 1 };
+	struct run r = run_target("lock_order", "memb", "abba", &o);
+	cr_expect(!strstr(r.err, "{\"v\":"), "%s", r.err);
+	run_free(&r);
+}
