@@ -227,7 +227,7 @@ start_apache2() {
 	local deadline=$((SECONDS + START_TIMEOUT)) code
 	while :; do
 		if ! alive "$apache2_pid"; then
-			apache2_exit=$(wait_status "$apache2_pid")
+			wait_status apache2_exit "$apache2_pid"
 			apache2_stop=exited-early
 			rp_log "apache2 exited early with status $apache2_exit (see error.log, apache2.stderr)"
 			return 1
@@ -294,7 +294,7 @@ if ((started)); then
 	# apache2 -DFOREGROUND stops on SIGTERM (what "apache2ctl stop" sends)
 	# and exits 0.
 	apache2_stop=$(stop_pid "$apache2_pid" TERM "$STOP_TIMEOUT")
-	apache2_exit=$(wait_status "$apache2_pid")
+	wait_status apache2_exit "$apache2_pid"
 	apache2_pid=""
 	for k in "${kids[@]}"; do
 		wait_gone "$k" 5 || { rp_log "child $k outlived the parent"; kill -KILL "$k" 2>/dev/null || true; }

@@ -132,7 +132,7 @@ EOF
 	rp_track_pid "$gdnsd_pid"
 	if ! wait_answer www.example.lan. "$START_TIMEOUT" "$gdnsd_pid"; then
 		if ! alive "$gdnsd_pid"; then
-			gdnsd_exit=$(wait_status "$gdnsd_pid")
+			wait_status gdnsd_exit "$gdnsd_pid"
 			gdnsd_stop=exited-early
 			rp_log "gdnsd exited early with status $gdnsd_exit (see gdnsd.stderr)"
 		else
@@ -178,7 +178,7 @@ if ((started)); then
 	else
 		gdnsd_stop=exited
 	fi
-	gdnsd_exit=$(wait_status "$gdnsd_pid")
+	wait_status gdnsd_exit "$gdnsd_pid"
 	gdnsd_pid=""
 else
 	first_ok=0

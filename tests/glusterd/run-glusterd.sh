@@ -114,7 +114,7 @@ started=0
 deadline=$((SECONDS + START_TIMEOUT))
 while :; do
 	if ! alive "$glusterd_pid"; then
-		glusterd_exit=$(wait_status "$glusterd_pid")
+		wait_status glusterd_exit "$glusterd_pid"
 		glusterd_stop=exited-early
 		rp_log "glusterd exited early with status $glusterd_exit (see glusterd.log, glusterd.stderr)"
 		break
@@ -160,7 +160,7 @@ if ((started)); then
 	fds=$(fd_digest "$workdir/glusterd.fds")
 	glusterd_stop=$(stop_pid "$glusterd_pid" TERM "$STOP_TIMEOUT")
 fi
-glusterd_exit=$(wait_status "$glusterd_pid")
+wait_status glusterd_exit "$glusterd_pid"
 glusterd_pid=""
 rp_release_ports
 rp_log "glusterd exit status $glusterd_exit (stopped by: $glusterd_stop)"

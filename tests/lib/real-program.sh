@@ -165,11 +165,14 @@ spawn() {
 	exec "${deathsig[@]}" "$@"
 }
 
-# wait_status PID: the exit status of our child PID (128+N if killed by N).
+# wait_status VAR PID: VAR becomes the exit status of our child PID (128+N
+# if killed by N). Never in a $(...) subshell: a subshell cannot wait for
+# its parent's child, and bash then answers -1 when the child had not been
+# reaped yet (a race seen with slow exits).
 wait_status() {
-	local rc=0
-	wait "$1" 2>/dev/null || rc=$?
-	printf '%s\n' "$rc"
+	local __rc=0
+	wait "$2" 2>/dev/null || __rc=$?
+	printf -v "$1" '%s' "$__rc"
 }
 
 # stop_pid PID SIGNAL SECONDS: send SIGNAL, wait, then SIGKILL.  Prints how

@@ -86,7 +86,7 @@ started=0
 deadline=$((SECONDS + START_TIMEOUT))
 while :; do
 	if ! alive "$sessiond_pid"; then
-		sessiond_exit=$(wait_status "$sessiond_pid")
+		wait_status sessiond_exit "$sessiond_pid"
 		sessiond_stop=exited-early
 		rp_log "lttng-sessiond exited early with status $sessiond_exit (see sessiond.stderr)"
 		break
@@ -117,7 +117,7 @@ if ((started)); then
 	fds=$(fd_digest "$workdir/sessiond.fds")
 	sessiond_stop=$(stop_pid "$sessiond_pid" TERM "$STOP_TIMEOUT")
 fi
-sessiond_exit=$(wait_status "$sessiond_pid")
+wait_status sessiond_exit "$sessiond_pid"
 sessiond_pid=""
 rp_log "lttng-sessiond exit status $sessiond_exit (stopped by: $sessiond_stop)"
 

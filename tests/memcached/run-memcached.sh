@@ -84,7 +84,7 @@ if ((started)); then
 else
 	memcached_stop=exited-early
 fi
-memcached_exit=$(wait_status "$memcached_pid")
+wait_status memcached_exit "$memcached_pid"
 memcached_pid=""
 rp_release_ports
 rp_log "memcached exit status $memcached_exit (stopped by: $memcached_stop)"

@@ -147,7 +147,7 @@ start_named() {
 	rp_track_pid "$named_pid"
 	if ! wait_answer www.example.lan. "$START_TIMEOUT" "$named_pid"; then
 		if ! alive "$named_pid"; then
-			named_exit=$(wait_status "$named_pid")
+			wait_status named_exit "$named_pid"
 			named_stop=exited-early
 			rp_log "named exited early with status $named_exit (see named.log, named.stderr)"
 		else
@@ -185,7 +185,7 @@ if ((started)); then
 	else
 		named_stop=exited
 	fi
-	named_exit=$(wait_status "$named_pid")
+	wait_status named_exit "$named_pid"
 	named_pid=""
 else
 	kdig_wrong=$((${#qkeys[@]} * 2))

@@ -158,7 +158,7 @@ if ((started)); then
 else
 	nginx_stop=exited-early
 fi
-nginx_exit=$(wait_status "$nginx_pid")
+wait_status nginx_exit "$nginx_pid"
 nginx_pid=""
 rp_release_ports
 rp_log "nginx exit status $nginx_exit (stopped by: $nginx_stop)"

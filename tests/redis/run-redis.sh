@@ -97,7 +97,7 @@ EOF
 	local deadline=$((SECONDS + START_TIMEOUT))
 	while :; do
 		if ! alive "$redis_pid"; then
-			redis_exit=$(wait_status "$redis_pid")
+			wait_status redis_exit "$redis_pid"
 			redis_stop=exited-early
 			rp_log "redis-server exited early with status $redis_exit (see redis.log)"
 			return 1
@@ -154,7 +154,7 @@ if ((started)); then
 	redis_stop=shutdown
 	cli SHUTDOWN >/dev/null 2>&1 || true
 	wait_gone "$redis_pid" "$STOP_TIMEOUT" || redis_stop=$(stop_pid "$redis_pid" TERM "$STOP_TIMEOUT")
-	redis_exit=$(wait_status "$redis_pid")
+	wait_status redis_exit "$redis_pid"
 	redis_pid=""
 fi
 rp_release_ports

@@ -179,7 +179,7 @@ start_unbound() {
 	local deadline=$((SECONDS + START_TIMEOUT)) answer
 	while :; do
 		if ! alive "$unbound_pid"; then
-			unbound_exit=$(wait_status "$unbound_pid")
+			wait_status unbound_exit "$unbound_pid"
 			unbound_stop=exited-early
 			rp_log "unbound exited early with status $unbound_exit (see unbound.log, unbound.stderr)"
 			return 1
@@ -227,7 +227,7 @@ if ((started)); then
 	else
 		unbound_stop=exited
 	fi
-	unbound_exit=$(wait_status "$unbound_pid")
+	wait_status unbound_exit "$unbound_pid"
 	unbound_pid=""
 else
 	kdig_wrong=$((${#qkeys[@]} * 2))

@@ -140,7 +140,7 @@ start_all() {
 	local deadline=$((SECONDS + START_TIMEOUT)) code
 	while :; do
 		if ! alive "$varnishd_pid"; then
-			varnishd_exit=$(wait_status "$varnishd_pid")
+			wait_status varnishd_exit "$varnishd_pid"
 			varnishd_stop=exited-early
 			rp_log "varnishd exited early with status $varnishd_exit (see varnishd.stderr)"
 			return 1
@@ -199,7 +199,7 @@ if ((started)); then
 	fi
 
 	varnishd_stop=$(stop_pid "$varnishd_pid" TERM "$STOP_TIMEOUT")
-	varnishd_exit=$(wait_status "$varnishd_pid")
+	wait_status varnishd_exit "$varnishd_pid"
 	varnishd_pid=""
 	for k in "${kids[@]}"; do
 		wait_gone "$k" 5 || { rp_log "child $k outlived the manager"; kill -KILL "$k" 2>/dev/null || true; }
