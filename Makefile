@@ -11,7 +11,7 @@ WARN := -Wall -Wextra
 CFLAGS ?= -O2 -g
 PRELOAD_CFLAGS := $(CFLAGS) $(WARN) -fPIC -pthread -fno-omit-frame-pointer \
 	-ftls-model=initial-exec
-PRELOAD_LDFLAGS := -shared -pthread -ldl -Wl,--version-script=preload/exports.map \
+PRELOAD_LDFLAGS := -shared -pthread -ldl -Wl,--no-undefined -Wl,--version-script=preload/exports.map \
 	-Wl,-z,now -Wl,-z,nodelete
 
 PRELOAD_SRCS := $(wildcard preload/*.c)

@@ -14,6 +14,7 @@
 #include "urcu_reader_state.h"
 #include "lock_stat.h"
 #include "graph_dump.h"
+#include "wait_state.h"
 
 void tracer_register_fork_handlers(void);
 
@@ -23,6 +24,7 @@ __attribute__((constructor)) static void tracer_init(void)
 	thread_registry_add(thread_state());
 	options_init();
 	lock_stat_setup();
+	wait_state_setup();
 	graph_dump_setup();
 	backtrace_warm_up();
 	urcu_reader_state_init();

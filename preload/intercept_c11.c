@@ -27,7 +27,7 @@ static inline const pthread_mutex_t *as_pthread(const mtx_t *m)
 
 /* One body for mtx_lock and mtx_timedlock (mtx_recursive relocks count
  * on their entry, as for pthread mutexes). */
-#define MTX_BLOCKING(call)                                                       \
+#define MTX_BLOCKING(call, tracked)                                              \
 	struct thread_state *ts = thread_state();                                \
 	if (unlikely(ts->in_tracer | ts->in_urcu))                                             \
 		return call;                                                     \
@@ -40,19 +40,22 @@ static inline const pthread_mutex_t *as_pthread(const mtx_t *m)
 	}                                                                        \
 	uintptr_t ip = CALLER_IP();                                              \
 	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m)); \
-	int ret = LOCK_STAT_CALL(ts, m, ip, 0, REAL(mtx_trylock)(m), thrd_busy, call); \
+	int ret = tracked;                                                       \
 	if (ret == thrd_success)                                                 \
 		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);               \
 	return ret
 
 int mtx_lock(mtx_t *m)
 {
-	MTX_BLOCKING(REAL(mtx_lock)(m));
+	MTX_BLOCKING(REAL(mtx_lock)(m),
+		     LOCK_BLOCKING_CALL(ts, m, HELD_MUTEX, ip, 0, REAL(mtx_trylock)(m), thrd_busy,
+					REAL(mtx_timedlock)(m, &deadline_), thrd_timedout, REAL(mtx_lock)(m)));
 }
 
 int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
 {
-	MTX_BLOCKING(REAL(mtx_timedlock)(m, t));
+	MTX_BLOCKING(REAL(mtx_timedlock)(m, t),
+		     LOCK_TIMED_CALL(ts, m, ip, 0, REAL(mtx_trylock)(m), thrd_busy, REAL(mtx_timedlock)(m, t)));
 }
 
 int mtx_trylock(mtx_t *m)

@@ -28,8 +28,9 @@ static inline int mutex_taken(int ret)
 	return likely(ret == 0) || ret == EOWNERDEAD;
 }
 
-/* One body for the three blocking variants. */
-#define MUTEX_BLOCKING(call)                                                     \
+/* One body for the three blocking variants: `call` is the real call,
+ * `tracked` the same through lock_wait.h. */
+#define MUTEX_BLOCKING(call, tracked)                                            \
 	struct thread_state *ts = thread_state();                                \
 	if (unlikely(ts->in_tracer | ts->in_urcu))                                             \
 		return call;                                                     \
@@ -42,25 +43,32 @@ static inline int mutex_taken(int ret)
 	}                                                                        \
 	uintptr_t ip = CALLER_IP();                                              \
 	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m)); \
-	int ret = LOCK_STAT_CALL(ts, m, ip, 0, REAL(pthread_mutex_trylock)(m), EBUSY, call); \
+	int ret = tracked;                                                       \
 	if (mutex_taken(ret))                                                    \
 		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);               \
 	return ret
 
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	MUTEX_BLOCKING(REAL(pthread_mutex_lock)(m));
+	MUTEX_BLOCKING(REAL(pthread_mutex_lock)(m),
+		       LOCK_BLOCKING_CALL(ts, m, HELD_MUTEX, ip, 0, REAL(pthread_mutex_trylock)(m), EBUSY,
+					  REAL(pthread_mutex_timedlock)(m, &deadline_), ETIMEDOUT,
+					  REAL(pthread_mutex_lock)(m)));
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime)
 {
-	MUTEX_BLOCKING(REAL(pthread_mutex_timedlock)(m, abstime));
+	MUTEX_BLOCKING(REAL(pthread_mutex_timedlock)(m, abstime),
+		       LOCK_TIMED_CALL(ts, m, ip, 0, REAL(pthread_mutex_trylock)(m), EBUSY,
+				       REAL(pthread_mutex_timedlock)(m, abstime)));
 }
 
 int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clock,
 			    const struct timespec *restrict abstime)
 {
-	MUTEX_BLOCKING(REAL(pthread_mutex_clocklock)(m, clock, abstime));
+	MUTEX_BLOCKING(REAL(pthread_mutex_clocklock)(m, clock, abstime),
+		       LOCK_TIMED_CALL(ts, m, ip, 0, REAL(pthread_mutex_trylock)(m), EBUSY,
+				       REAL(pthread_mutex_clocklock)(m, clock, abstime)));
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -108,6 +116,24 @@ int pthread_mutex_destroy(pthread_mutex_t *m)
 	return ret;
 }
 
+/* A spinlock has no timed acquisition: spin on the trylock, reading the
+ * clock now and then, until the deadline. */
+static int spin_lock_until(pthread_spinlock_t *s, const struct timespec *deadline)
+{
+	for (unsigned spins = 1;; spins++) {
+		if (REAL(pthread_spin_trylock)(s) == 0)
+			return 0;
+		__builtin_ia32_pause();
+		if (spins % 4096 == 0) {
+			struct timespec now;
+			clock_gettime(CLOCK_REALTIME, &now);
+			if (now.tv_sec > deadline->tv_sec ||
+			    (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
+				return ETIMEDOUT;
+		}
+	}
+}
+
 int pthread_spin_lock(pthread_spinlock_t *s)
 {
 	struct thread_state *ts = thread_state();
@@ -115,8 +141,8 @@ int pthread_spin_lock(pthread_spinlock_t *s)
 		return REAL(pthread_spin_lock)(s);
 	uintptr_t ip = CALLER_IP();
 	uint32_t class_id = lock_before_blocking(ts, (const void *)s, HELD_SPIN, ip, 1);
-	int ret = LOCK_STAT_CALL(ts, (const void *)s, ip, 0, REAL(pthread_spin_trylock)(s), EBUSY,
-				 REAL(pthread_spin_lock)(s));
+	int ret = LOCK_BLOCKING_CALL(ts, (const void *)s, HELD_SPIN, ip, 0, REAL(pthread_spin_trylock)(s), EBUSY,
+				     spin_lock_until(s, &deadline_), ETIMEDOUT, REAL(pthread_spin_lock)(s));
 	if (likely(ret == 0))
 		lock_acquired(ts, (const void *)s, HELD_SPIN, ip, class_id, 0);
 	return ret;

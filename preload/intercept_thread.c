@@ -88,6 +88,11 @@ static void *thread_trampoline(void *p)
 	return ret;
 }
 
+int tracer_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_routine)(void *), void *arg)
+{
+	return REAL(pthread_create)(thread, attr, start_routine, arg);
+}
+
 int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict attr,
 		   void *(*start_routine)(void *), void *restrict arg)
 {

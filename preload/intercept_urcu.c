@@ -37,12 +37,26 @@ static inline void urcu_read_unlock(enum rcu_flavor f, void (*real)(void), uintp
  * header flavor built on it, or an inlined one) they never return. Said
  * before the call. rcu_barrier() also waits for the call_rcu() workers: a
  * callback (which runs on one of them) that calls it waits for itself. */
+/* The real wait, announced to the watchdog (stall warnings): every grace
+ * period wait, the program's, the header's and liburcu's own workers'. */
+static inline void grace_period_wait(struct thread_state *ts, enum rcu_flavor f, void (*real)(void),
+				     uintptr_t ip, int is_barrier)
+{
+	if (likely(!stall_checks) || ts->in_tracer) {
+		real();
+		return;
+	}
+	wait_begin(ts, WAIT_GRACE_PERIOD, NULL, 0, (uint8_t)f, is_barrier, ip, lock_stat_now());
+	real();
+	wait_end(ts);
+}
+
 static inline void urcu_wait_for_readers(enum rcu_flavor f, void (*real)(void), uintptr_t ip,
 					 const char *what, int is_barrier)
 {
 	struct thread_state *ts = thread_state();
 	if (unlikely(!urcu_call_is_ours(ts))) {
-		real();
+		grace_period_wait(ts, f, real, ip, is_barrier);
 		return;
 	}
 	if (unlikely(urcu_in_read_side(ts, f)))
@@ -56,7 +70,7 @@ static inline void urcu_wait_for_readers(enum rcu_flavor f, void (*real)(void), 
 	if (unlikely(urcu_readable_flavors))
 		check_inline_readers(ts, ip);
 	rcu_grace_period_wait(ts, f, NULL, ip);
-	URCU_INNER(ts, real());
+	URCU_INNER(ts, grace_period_wait(ts, f, real, urcu_program_site(ip), is_barrier));
 }
 
 static void urcu_register_thread(enum rcu_flavor f, void (*real)(void), uintptr_t ip)

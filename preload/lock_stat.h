@@ -56,21 +56,4 @@ void lock_stat_fork_child(void);
  * records file. */
 void lock_stat_print(void);
 
-/* The try-first call of a blocking acquisition: `try_call` is the real
- * trylock, `busy` its "already locked" value, `call` the real blocking
- * call. The trylock's result stands when it took the lock or failed for
- * another reason (a robust mutex's EOWNERDEAD is an acquisition; EINVAL
- * would be the blocking call's answer too). */
-#define LOCK_STAT_CALL(ts, lock, ip, read, try_call, busy, call) ({               \
-	int ret_;                                                                \
-	if (__builtin_expect(!lock_stat_enabled, 1)) {                           \
-		ret_ = call;                                                     \
-	} else if ((ret_ = try_call) == (busy)) {                                \
-		uint64_t start_ = lock_stat_now();                               \
-		ret_ = call;                                                     \
-		lock_stat_contended(ts, lock, ip, read, lock_stat_now() - start_); \
-	}                                                                        \
-	ret_;                                                                    \
-})
-
 #endif

@@ -14,6 +14,7 @@
 #include "backtrace.h"
 #include "lock_class_keys.h"
 #include "lock_stat.h"
+#include "lock_wait.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)

@@ -53,6 +53,10 @@ static int option_valid(const struct tracer_options *o, const char **why)
 		*why = "class_depth must be between 0 and 8";
 		return 0;
 	}
+	if (o->stall_timeout < 0 || o->hung_task_timeout < 0) {
+		*why = "timeouts are seconds, 0 or more";
+		return 0;
+	}
 	if (o->exitcode < 0 || o->exitcode > 255) {
 		*why = "exitcode must be between 0 and 255";
 		return 0;

@@ -31,6 +31,8 @@ static const char *const report_kind_name[NR_REPORT_KINDS] = {
 	[REPORT_LOCKS_HELD_AT_EXIT] = "locks held at thread end",
 	[REPORT_CIRCULAR_DEPENDENCY] = "possible circular locking dependency",
 	[REPORT_WARNING] = "lockdep assertion",
+	[REPORT_RCU_STALL] = "RCU stall",
+	[REPORT_HUNG_TASK] = "hung task",
 };
 
 /* The suppression kinds of the sanitizer-style rules. */
@@ -42,6 +44,8 @@ static const char *const suppression_kind[NR_REPORT_KINDS] = {
 	[REPORT_LOCKS_HELD_AT_EXIT] = "locks_held_at_exit",
 	[REPORT_CIRCULAR_DEPENDENCY] = "circular_dependency",
 	[REPORT_WARNING] = "lockdep_assertion",
+	[REPORT_RCU_STALL] = "rcu_stall",
+	[REPORT_HUNG_TASK] = "hung_task",
 };
 
 static unsigned long report_counts[NR_REPORT_KINDS];
@@ -381,15 +385,18 @@ void report_held_lock(int index, struct held_lock *h)
 		      held_is_inherited(h) ? " (inherited over fork)" : "");
 }
 
-void report_held_locks(struct thread_state *ts)
+void report_held_locks_of(const char *task, const struct held_lock *held, unsigned depth, unsigned untracked,
+			  const unsigned *inline_nesting)
 {
-	const char *task = report_task_name();
-	unsigned n = 0;
-	unsigned inlined = urcu_readable_flavors ? inline_readers(ts) : 0;
-	for (unsigned i = 0; i < ts->depth; i++)
-		n += ts->held[i].kind != HELD_NONE;
-	n += (unsigned)__builtin_popcount(inlined);
-	if (n == 0 && !ts->untracked) {
+	unsigned n = 0, inlined = 0;
+	for (unsigned i = 0; i < depth; i++)
+		n += held[i].kind != HELD_NONE;
+	for (int f = 0; inline_nesting && f < NR_URCU_FLAVORS; f++)
+		if (inline_nesting[f]) {
+			inlined |= 1u << f;
+			n++;
+		}
+	if (n == 0 && !untracked) {
 		report_printf("no locks held by %s.\n", task);
 		return;
 	}
@@ -398,13 +405,38 @@ void report_held_locks(struct thread_state *ts)
 	/* Inlined read sides began before anything we saw: outermost. */
 	for (unsigned left = inlined; left; left &= left - 1)
 		report_printf(" #%d: (%s){rcu}, at: (an inlined read side, nesting %u: where it began is not known)\n",
-			      index++, flavor_lock_name[__builtin_ctz(left)],
-			      urcu_inline_nesting((enum rcu_flavor)__builtin_ctz(left)));
-	for (unsigned i = 0; i < ts->depth; i++)
-		if (ts->held[i].kind != HELD_NONE)
-			report_held_lock(index++, &ts->held[i]);
-	if (ts->untracked)
-		report_printf(" ... and %u more not tracked (MAX_LOCK_DEPTH %d)\n", ts->untracked, MAX_LOCK_DEPTH);
+			      index++, flavor_lock_name[__builtin_ctz(left)], inline_nesting[__builtin_ctz(left)]);
+	for (unsigned i = 0; i < depth; i++)
+		if (held[i].kind != HELD_NONE) {
+			struct held_lock copy = held[i];
+			report_held_lock(index++, &copy);
+		}
+	if (untracked)
+		report_printf(" ... and %u more not tracked (MAX_LOCK_DEPTH %d)\n", untracked, MAX_LOCK_DEPTH);
+}
+
+void report_held_locks(struct thread_state *ts)
+{
+	unsigned nesting[NR_URCU_FLAVORS] = { 0 };
+	unsigned inlined = urcu_readable_flavors ? inline_readers(ts) : 0;
+	for (unsigned left = inlined; left; left &= left - 1)
+		nesting[__builtin_ctz(left)] = urcu_inline_nesting((enum rcu_flavor)__builtin_ctz(left));
+	report_held_locks_of(report_task_name(), ts->held, ts->depth, ts->untracked, nesting);
+}
+
+void report_backtrace_of(int tid, const char *comm, const uintptr_t *frames, size_t n)
+{
+	if (n > (size_t)tracer_options.max_frames)
+		n = (size_t)tracer_options.max_frames;
+	report_printf("\nstack backtrace:\n");
+	report_printf("PID: %d TID: %d Comm: %s\n", (int)getpid(), tid, comm);
+	report_printf("Call Trace:\n");
+	for (size_t i = 0; i < n; i++) {
+		report_printf(" ");
+		report_symbolized_ip(frames[i]);
+		report_printf("\n");
+		record_frame(frames[i]);
+	}
 }
 
 void report_backtrace_frames(const uintptr_t *frames, size_t n)

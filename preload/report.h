@@ -24,6 +24,8 @@ enum report_kind {
 	REPORT_LOCKS_HELD_AT_EXIT,
 	REPORT_CIRCULAR_DEPENDENCY,
 	REPORT_WARNING,          /* lockdep_assert_held() and friends */
+	REPORT_RCU_STALL,        /* a grace period waited stall_timeout */
+	REPORT_HUNG_TASK,        /* a lock acquisition waited hung_task_timeout */
 	NR_REPORT_KINDS,
 	REPORT_NOTICE = NR_REPORT_KINDS,   /* the tracer's own limits: not a bug
 					      of the program, never counted */
@@ -68,6 +70,10 @@ void report_lock_name(const void *lock, uint32_t class_id, const char *type_name
 void report_held_lock(int index, struct held_lock *h);
 /* "N locks held by comm/tid:" and one line each, or "no locks held by ...". */
 void report_held_locks(struct thread_state *ts);
+/* The same for another thread, from a copy of its entries; inline_nesting
+ * (per liburcu flavor, may be NULL) counts read sides no wrapper saw. */
+void report_held_locks_of(const char *task, const struct held_lock *held, unsigned depth, unsigned untracked,
+			  const unsigned *inline_nesting);
 /* The held locks listed next are the bug itself (a thread ending with
  * them), not its context: so they are recorded (report_record.h). */
 void report_held_locks_as(const char *role);
@@ -79,6 +85,9 @@ void report_record_site(uintptr_t ip, const char *file, int line);
 void report_backtrace(void);
 /* The same for a stack captured earlier. */
 void report_backtrace_frames(const uintptr_t *frames, size_t nr_frames);
+
+/* Another thread's stack, captured earlier by that thread. */
+void report_backtrace_of(int tid, const char *comm, const uintptr_t *frames, size_t nr_frames);
 
 /* "comm/tid" of the calling thread. */
 const char *report_task_name(void);

@@ -1,10 +1,13 @@
 /* A fixed array of slots; registration and removal take the registry
  * lock, which is a leaf (nothing else is taken under it). */
 #define _GNU_SOURCE
+#include <string.h>
 #include <unistd.h>
 #include "thread_registry.h"
 #include "report.h"
 #include "tracer_lock.h"
+#include "urcu_reader_state.h"
+#include "wait_state.h"
 
 static struct thread_state *threads[MAX_REGISTERED_THREADS];
 static unsigned nr_slots;   /* slots in use are below this */
@@ -56,6 +59,54 @@ int thread_registry_find(struct thread_state *self,
 			ret = fn(threads[i], arg);
 	tracer_lock_release(&registry);
 	return ret;
+}
+
+size_t thread_registry_count(void)
+{
+	size_t n = 0;
+	unsigned slots = __atomic_load_n(&nr_slots, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < slots; i++)
+		n += __atomic_load_n(&threads[i], __ATOMIC_RELAXED) != NULL;
+	return n;
+}
+
+static void snapshot_one(const struct thread_state *t, struct thread_snapshot *s)
+{
+	s->ts = t;
+	s->tid = t->tid;
+	/* Its thread publishes a wait by storing kind last and ends it by
+	 * clearing kind first; seq tells one wait from the next. A copy whose
+	 * kind and seq did not move meanwhile is one wait, whole. */
+	uint8_t kind = __atomic_load_n(&t->wait.kind, __ATOMIC_ACQUIRE);
+	uint32_t seq = __atomic_load_n(&t->wait.seq, __ATOMIC_ACQUIRE);
+	s->wait = t->wait;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (kind == WAIT_NONE || __atomic_load_n(&t->wait.kind, __ATOMIC_RELAXED) != kind ||
+	    __atomic_load_n(&t->wait.seq, __ATOMIC_RELAXED) != seq)
+		memset(&s->wait, 0, sizeof(s->wait));
+	else
+		s->wait.kind = kind;
+	unsigned depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
+	s->depth = depth < MAX_LOCK_DEPTH ? depth : MAX_LOCK_DEPTH;
+	s->untracked = t->untracked;
+	for (unsigned i = 0; i < s->depth; i++)
+		s->held[i] = t->held[i];
+	memcpy(s->nesting, t->nesting, sizeof(s->nesting));
+	memcpy(s->registered, t->registered, sizeof(s->registered));
+	for (int f = 0; f < NR_URCU_FLAVORS; f++)
+		s->urcu_ctr[f] = urcu_reader_ctr_of(t, (enum rcu_flavor)f);
+}
+
+size_t thread_registry_snapshot(struct thread_state *self, struct thread_snapshot *out, size_t max)
+{
+	if (!tracer_lock_acquire(&registry, self))
+		return 0;
+	size_t n = 0;
+	for (unsigned i = 0; i < nr_slots && n < max; i++)
+		if (threads[i])
+			snapshot_one(threads[i], &out[n++]);
+	tracer_lock_release(&registry);
+	return n;
 }
 
 static int taken_for_fork;

@@ -9,6 +9,7 @@
 #ifndef LOCKDEP_RCU_THREAD_REGISTRY_H
 #define LOCKDEP_RCU_THREAD_REGISTRY_H
 
+#include <stddef.h>
 #include "thread_state.h"
 
 #define MAX_REGISTERED_THREADS 16384
@@ -22,6 +23,25 @@ void thread_registry_remove(struct thread_state *ts);
  * thread's already (a signal handler). */
 int thread_registry_find(struct thread_state *self,
 			 int (*fn)(struct thread_state *other, void *arg), void *arg);
+
+/* A copy of what another thread holds and waits for, taken under the
+ * registry lock (so its TLS is valid while read), to be printed after. */
+struct thread_snapshot {
+	const struct thread_state *ts;   /* identity only: never dereferenced later */
+	int tid;
+	unsigned depth, untracked;
+	struct held_lock held[MAX_LOCK_DEPTH];
+	uint16_t nesting[NR_FLAVORS];
+	uint8_t registered[NR_URCU_FLAVORS];
+	unsigned long urcu_ctr[NR_URCU_FLAVORS];   /* liburcu's reader ctr, 0 unknown */
+	struct wait_state wait;
+};
+
+/* Copies every listed thread (self included when listed), at most max;
+ * returns how many, or 0 when the registry lock is this thread's. */
+size_t thread_registry_snapshot(struct thread_state *self, struct thread_snapshot *out, size_t max);
+/* The number of listed threads now. */
+size_t thread_registry_count(void);
 
 void thread_registry_fork_prepare(struct thread_state *self);
 void thread_registry_fork_parent(void);

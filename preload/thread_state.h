@@ -64,6 +64,22 @@ struct held_lock {
 	uint8_t attr;           /* HELD_ATTR_* */
 };
 
+/* What the thread is blocked in, for the watchdog (wait_state.h). Written
+ * by the thread itself, read by the watchdog without its cooperation:
+ * `kind` is stored last on begin and first on end, and `seq` tells one wait
+ * from the next. */
+struct wait_state {
+	uint8_t kind;           /* enum wait_kind; WAIT_NONE: not blocked */
+	uint8_t lock_kind;      /* WAIT_LOCK: enum held_kind of the lock */
+	uint8_t flavor;         /* WAIT_GRACE_PERIOD: the liburcu flavor */
+	uint8_t barrier;        /* WAIT_GRACE_PERIOD: rcu_barrier() */
+	uint32_t seq;           /* one more per wait */
+	const void *object;     /* the lock */
+	uintptr_t ip;           /* the program's call */
+	uint64_t since;         /* CLOCK_MONOTONIC ns: when the wait began */
+	uint32_t stack;         /* stack depot id of the waiting call, 0 if none */
+};
+
 struct thread_state {
 	/* Non-zero while the tracer itself runs (reporting, unwinding,
 	 * symbolizing): every wrapper then goes straight to the real call.
@@ -103,6 +119,7 @@ struct thread_state {
 	uint8_t hold_stamps_gone; /* lock_stat: the thread's stamps were given back */
 	uint64_t *hold_stamps;  /* lock_stat=1: when each held[] entry was taken
 				   (a page of its own, not TLS: small stacks) */
+	struct wait_state wait;
 	struct held_lock held[MAX_LOCK_DEPTH];
 };
 

@@ -60,3 +60,54 @@ int urcu_registered_state(enum rcu_flavor f)
 		return ((struct qsbr_reader_layout *)reader)->registered;
 	return ((struct urcu_reader *)reader)->registered;
 }
+
+/* Another thread's TLS is at the same offsets from its thread pointer;
+ * its thread_state tells where that is. */
+static char *thread_pointer_of(const struct thread_state *other)
+{
+	char *self_tp = (char *)__builtin_thread_pointer();
+	return (char *)other - ((char *)thread_state() - self_tp);
+}
+
+unsigned long urcu_reader_ctr_of(const struct thread_state *other, enum rcu_flavor f)
+{
+	if (!(urcu_readable_flavors & (1u << f)))
+		return 0;
+	char *tp = thread_pointer_of(other);
+	if (f == FLAVOR_bp) {
+		const unsigned long *reader = __atomic_load_n((const unsigned long *const *)(tp + urcu_reader_tp_offset[f]),
+							      __ATOMIC_RELAXED);
+		return reader ? __atomic_load_n(reader, __ATOMIC_RELAXED) : 0;
+	}
+	return __atomic_load_n((const unsigned long *)(tp + urcu_reader_tp_offset[f]), __ATOMIC_RELAXED);
+}
+
+unsigned long urcu_gp_ctr(enum rcu_flavor f)
+{
+	static const char *const names[NR_URCU_FLAVORS] = {
+#define GP_NAME(name, reg) [FLAVOR_##name] = "urcu_" #name "_gp",
+		URCU_FLAVORS(GP_NAME)
+#undef GP_NAME
+	};
+	static const unsigned long *gp[NR_URCU_FLAVORS];
+	static int looked_up[NR_URCU_FLAVORS];
+	if (f >= NR_URCU_FLAVORS)
+		return 0;
+	if (!__atomic_load_n(&looked_up[f], __ATOMIC_ACQUIRE)) {
+		/* struct urcu_gp and struct urcu_bp_gp both begin with ctr */
+		__atomic_store_n(&gp[f], dlsym(RTLD_DEFAULT, names[f]), __ATOMIC_RELAXED);
+		dlerror();
+		__atomic_store_n(&looked_up[f], 1, __ATOMIC_RELEASE);
+	}
+	const unsigned long *ctr = __atomic_load_n(&gp[f], __ATOMIC_RELAXED);
+	return ctr ? __atomic_load_n(ctr, __ATOMIC_RELAXED) : 0;
+}
+
+int urcu_reader_blocks_grace_period(unsigned long ctr, unsigned long gp, enum rcu_flavor f)
+{
+	if (f == FLAVOR_qsbr)   /* online, and not through the current period */
+		return ctr != 0 && ctr != gp;
+	/* URCU_GP_CTR_PHASE: the low half is the nesting */
+	unsigned long phase = 1ul << (sizeof(unsigned long) * 4);
+	return (ctr & (phase - 1)) && ((ctr ^ gp) & phase);
+}

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include "flavors.h"
 
+struct thread_state;
+
 /* Bit per liburcu flavor whose reader state can be read. */
 extern unsigned urcu_readable_flavors;
 extern intptr_t urcu_reader_tp_offset[NR_URCU_FLAVORS];
@@ -55,6 +57,15 @@ static inline int urcu_qsbr_online_state(void)
 		return -1;
 	return urcu_reader_ctr(FLAVOR_qsbr) != 0;
 }
+
+/* For the watchdog: another thread's reader ctr (0 when unreadable; the
+ * thread must stay listed meanwhile), the flavor's grace-period counter
+ * (looked up once; 0 unknown), and liburcu's own rule: whether a reader
+ * with this ctr holds up the grace period in progress (a read side begun
+ * before it; QSBR: online and no quiescent state since it began). */
+unsigned long urcu_reader_ctr_of(const struct thread_state *other, enum rcu_flavor f);
+unsigned long urcu_gp_ctr(enum rcu_flavor f);
+int urcu_reader_blocks_grace_period(unsigned long ctr, unsigned long gp, enum rcu_flavor f);
 
 /* Whether liburcu itself says the thread is registered with f (-1:
  * unknown). Slow path. */

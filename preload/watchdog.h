@@ -1,0 +1,24 @@
+/* The watchdog thread (see watchdog.c); wait_begin() and wait_end() of
+ * wait_state.h are its entry points for the waiting threads. */
+#ifndef LOCKDEP_RCU_WATCHDOG_H
+#define LOCKDEP_RCU_WATCHDOG_H
+
+#include <pthread.h>
+#include <stdlib.h>
+#include "wait_state.h"
+
+/* A forked child has no watchdog (yet) and no waits. */
+void watchdog_fork_child(void);
+
+/* The real pthread_create() (intercept_thread.c): the watchdog is not one
+ * of the program's threads. */
+int tracer_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_routine)(void *), void *arg);
+
+/* The allocator the program really calls (its address decides which
+ * module is the allocator). */
+static inline void *next_malloc(void)
+{
+	return (void *)&malloc;
+}
+
+#endif

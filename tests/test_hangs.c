@@ -1,0 +1,124 @@
+/* Hangs explained: the RCU stall warning, the hung-task report with every
+ * thread's locks, and silence for long waits that are correct. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "harness.h"
+
+static struct run run_hangs(const char *flavor, const char *scenario, const char *seconds, const char *options,
+			    double timeout)
+{
+	struct run_options o = { .preload = 1, .options = options, .timeout = timeout };
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", build_path("targets/hangs."));
+	strncat(path, flavor, sizeof(path) - strlen(path) - 1);
+	char *argv[] = { path, (char *)scenario, (char *)seconds, NULL };
+	return run_program(argv, &o);
+}
+
+/* The reader stays in its read side for stall_timeout + 2.5 s: the warning
+ * comes out while it is there, names it and where it entered. */
+static void expect_stall(const char *flavor)
+{
+	struct run r = run_hangs(flavor, "reader-stalls-grace-period", "5", "stall_timeout=2", 20);
+	cr_assert_eq(r.exit_code, 66, "%s: %s", flavor, r.err);
+	cr_expect(strstr(r.out, "done\n"), "the program finished: %s", r.out);
+	char title[64];
+	snprintf(title, sizeof(title), "INFO: rcu_%s detected stalls on tasks:\n", flavor);
+	cr_expect_eq(count_of(r.err, title), 1, "%s: one warning (the next is due at 4x): %s", flavor, r.err);
+	int site = target_site_line(&r, 1);
+	char entered[128];
+	if (!strcmp(flavor, "qsbr")) {
+		cr_expect(strstr(r.err, "\tstuck_reader/"), "%s", r.err);
+		cr_expect(strstr(r.err, ": online, no quiescent state for at least 2."), "%s", r.err);
+	} else {
+		snprintf(entered, sizeof(entered), "in a read-side critical section for at least 2.");
+		cr_expect(strstr(r.err, entered), "%s", r.err);
+		snprintf(entered, sizeof(entered), "entered at stuck_reader+");
+		cr_expect(strstr(r.err, entered), "%s", r.err);
+		snprintf(entered, sizeof(entered), "tests/targets/hangs.c:%d\n", site);
+		cr_expect(strstr(r.err, entered), "%s: entry site %s in %s", flavor, entered, r.err);
+		cr_expect(strstr(r.err, "1 lock held by stuck_reader/"), "its held locks: %s", r.err);
+	}
+	cr_expect(strstr(r.err, "(detected by updater/"), "%s", r.err);
+	cr_expect(strstr(r.err, "Comm: updater\nCall Trace:\n reader_stalls_grace_period+"),
+		  "the waiting thread's stack: %s", r.err);
+	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 1 report: 1 RCU stall"), "%s", r.err);
+	run_free(&r);
+}
+
+Test(hangs, reader_stuck_in_read_side_gives_the_stall_warning_memb, .timeout = 30) { expect_stall("memb"); }
+Test(hangs, reader_stuck_in_read_side_gives_the_stall_warning_mb, .timeout = 30) { expect_stall("mb"); }
+Test(hangs, reader_stuck_in_read_side_gives_the_stall_warning_signal, .timeout = 30) { expect_stall("signal"); }
+Test(hangs, reader_stuck_in_read_side_gives_the_stall_warning_bp, .timeout = 30) { expect_stall("bp"); }
+Test(hangs, online_qsbr_thread_without_quiescent_state_gives_the_stall_warning, .timeout = 30) { expect_stall("qsbr"); }
+
+/* Stalls repeat at growing intervals: 2 s, then 2 + 6 = 8 s. */
+Test(hangs, stall_warnings_back_off, .timeout = 30)
+{
+	struct run r = run_hangs("memb", "reader-stalls-grace-period", "9", "stall_timeout=2", 25);
+	cr_expect_eq(count_of(r.err, "INFO: rcu_memb detected stalls on tasks:\n"), 2, "%s", r.err);
+	cr_expect(strstr(r.err, "for at least 8."), "the second after 8 s: %s", r.err);
+	run_free(&r);
+}
+
+Test(hangs, stall_warning_off_with_zero)
+{
+	struct run r = run_hangs("memb", "reader-stalls-grace-period", "3", "stall_timeout=0", 20);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
+}
+
+/* Two threads deadlock on locks on their own stacks, which the validator
+ * does not follow: each gets the hung-task report, naming the other as
+ * holder, with every thread's locks. */
+Test(hangs, deadlock_on_stack_locks_gives_hung_task_reports_naming_both, .timeout = 30)
+{
+	struct run r = run_hangs("memb", "stack-locks-deadlock", NULL, "hung_task_timeout=2", 6);
+	cr_expect(r.timed_out, "it really deadlocks");
+	cr_expect(strstr(r.out, "deadlocking\n"), "%s", r.out);
+	cr_expect(strstr(r.err, "INFO: task abba_a:"), "%s", r.err);
+	cr_expect(strstr(r.err, "INFO: task abba_b:"), "%s", r.err);
+	cr_expect(strstr(r.err, " blocked for more than 2 seconds.\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "is blocked acquiring lock:\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "which is held by abba_b/"), "%s", r.err);
+	cr_expect(strstr(r.err, "which is held by abba_a/"), "%s", r.err);
+	cr_expect(strstr(r.err, "*** DEADLOCK ***"), "%s", r.err);
+	cr_expect(strstr(r.err, "\nShowing all locks held in the system:\n1 lock held by abba_"), "%s", r.err);
+	cr_expect(strstr(r.err, "Comm: abba_a\nCall Trace:\n abba_thread+"), "%s", r.err);
+	/* the two stack locks, by address, each held by one and waited for by the other */
+	const char *a = strstr(r.err, "abba_a/");
+	cr_assert(a);
+	cr_expect(!strstr(r.err, "WARNING: possible circular locking dependency"),
+		  "locks on stacks are not classed: %s", r.err);
+	run_free(&r);
+}
+
+/* A condition variable waited on longer than both timeouts, a mutex held
+ * by another thread for a second: correct programs, not a word. */
+Test(hangs, long_condition_wait_and_short_lock_wait_are_quiet, .timeout = 30)
+{
+	struct run r = run_hangs("memb", "long-condition-wait", "4", "hung_task_timeout=2:stall_timeout=2", 20);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
+	r = run_hangs("memb", "short-lock-wait", NULL, "hung_task_timeout=2", 20);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
+}
+
+/* The watchdog is started by the first wait that lasts, never before: a
+ * program that never blocks has no thread of ours. */
+Test(hangs, no_watchdog_thread_unless_something_blocks, .timeout = 30)
+{
+	struct run r = run_hangs("memb", "threads-around-waits", NULL, NULL, 20);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "after a condition wait: hangs.memb \n"), "%s", r.out);
+	cr_expect(strstr(r.out, "after a lock wait: hangs.memb lockdep-watch \n"), "%s", r.out);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
+}
