@@ -177,19 +177,27 @@ test: $(TEST_DEPS)
 	$(LSAN_ENV) $(SUITE) --jobs 2
 
 # ---- bench, demo ----------------------------------------------------------
-$(BUILD)/bench/lock_heavy: tests/bench/lock_heavy.c
+# The workloads (tests/bench/<w>.c): make bench measures them plain and
+# preloaded against the targets. The tracer measured is BENCH_PRELOAD: this
+# tree's build by default, or any other build given by absolute path (then it
+# is not built):
+#   make bench BENCH_PRELOAD=/work/main/build/liblockdep-rcu.so
+BENCH_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly free_cost
+BENCH_BINS := $(BENCH_WORKLOADS:%=$(BUILD)/bench/%)
+BENCH_LIBS_rcu_read_heavy := -lurcu-memb -lurcu-common
+BENCH_PRELOAD ?= $(PRELOAD)
+BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
+
+$(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h
 	@mkdir -p $(@D)
-	$(CC) -O2 $(WARN) -pthread $< -o $@
-$(BUILD)/bench/rcu_read_heavy: tests/bench/rcu_read_heavy.c
-	@mkdir -p $(@D)
-	$(CC) -O2 $(WARN) -pthread $< -o $@ -lurcu-memb -lurcu-common
+	$(CC) -O2 $(WARN) -pthread $< -o $@ $(BENCH_LIBS_$*)
 
 $(BUILD)/bench/symbolize_bench: tests/bench/symbolize_bench.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@
 
-bench: $(PRELOAD) $(BUILD)/bench/lock_heavy $(BUILD)/bench/rcu_read_heavy $(BUILD)/bench/symbolize_bench
-	tests/bench/run-bench.sh --preload $(PRELOAD) $(BUILD)
+bench: $(BENCH_PRELOAD_DEP) $(BENCH_BINS) $(BUILD)/bench/symbolize_bench
+	tests/bench/run-bench.sh --preload $(BENCH_PRELOAD) $(BUILD)
 	$(BUILD)/bench/symbolize_bench
 
 demo: $(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
