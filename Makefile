@@ -1,6 +1,6 @@
 # lockdep-rcu: make builds the preload and the command line; make test runs
-# the Criterion suite; make bench the speed targets, make bench-peers the same
-# workloads under other tools; make demo the demo.
+# the Criterion suite; make bench the speed targets (bench-peers, bench-real:
+# against other tools, on real servers); make demo the demo.
 
 CC ?= cc
 PREFIX ?= /usr/local
@@ -85,7 +85,7 @@ SYMBOLIZE_HDRS := $(SYMBOLIZE_SRCS:.c=.h) preload/byte_reader.h preload/dwarf_co
 SYMBOLIZE_TARGETS := $(addprefix $(BUILD)/tests/symbolize_target_,pie nopie dwarf4 dwarf3 \
 	stripped debuglink) $(BUILD)/tests/libsymbolize_plugin_a.so $(BUILD)/tests/libsymbolize_plugin_b.so
 
-.PHONY: all test bench bench-peers demo install clean
+.PHONY: all test bench bench-peers bench-real demo install clean
 all: $(PRELOAD) $(TOOL)
 
 $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
@@ -180,9 +180,9 @@ test: $(TEST_DEPS)
 # ---- bench, demo ----------------------------------------------------------
 # The workloads (tests/bench/<w>.c), built plain: make bench measures them
 # plain and preloaded against the targets, make bench-peers also under
-# ThreadSanitizer (separate binaries) and Helgrind. The tracer measured is
-# BENCH_PRELOAD: this tree's build by default, or any other build given by
-# absolute path (then it is not built):
+# ThreadSanitizer (separate binaries) and Helgrind; make bench-real measures
+# real servers. The tracer measured is BENCH_PRELOAD: this tree's build by
+# default, or any other build given by absolute path (then it is not built):
 #   make bench BENCH_PRELOAD=/work/main/build/liblockdep-rcu.so
 BENCH_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly free_cost
 PEER_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly
@@ -191,6 +191,7 @@ BENCH_TSAN_BINS := $(PEER_WORKLOADS:%=$(BUILD)/bench/tsan/%)
 BENCH_LIBS_rcu_read_heavy := -lurcu-memb -lurcu-common
 BENCH_PRELOAD ?= $(PRELOAD)
 BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
+BENCH_REAL_WORKDIR ?= $(BUILD)/bench-real
 
 $(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h
 	@mkdir -p $(@D)
@@ -219,6 +220,11 @@ bench-peers: $(BENCH_PRELOAD_DEP) $(BENCH_BINS)
 	fi
 	@rm -f $(BUILD)/bench/tsan-probe
 	tests/bench/run-bench-peers.sh --preload $(BENCH_PRELOAD) $(BUILD)
+
+# Real servers, plain and preloaded; the run's files stay in the workdir.
+bench-real: $(BENCH_PRELOAD_DEP)
+	rm -rf $(BENCH_REAL_WORKDIR)
+	tests/bench/run-bench-real.sh --preload $(BENCH_PRELOAD) $(BENCH_REAL_WORKDIR)
 
 demo: $(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
 	@echo "== running a buggy liburcu program under LD_PRELOAD=$(PRELOAD)"
