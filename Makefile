@@ -85,6 +85,21 @@ SYMBOLIZE_HDRS := $(SYMBOLIZE_SRCS:.c=.h) preload/byte_reader.h preload/dwarf_co
 SYMBOLIZE_TARGETS := $(addprefix $(BUILD)/tests/symbolize_target_,pie nopie dwarf4 dwarf3 \
 	stripped debuglink) $(BUILD)/tests/libsymbolize_plugin_a.so $(BUILD)/tests/libsymbolize_plugin_b.so
 
+# The workloads (tests/bench/<w>.c), built plain: make bench measures them
+# plain and preloaded against the targets, make bench-peers also under
+# ThreadSanitizer (separate binaries) and Helgrind; make bench-real measures
+# real servers. The tracer measured is BENCH_PRELOAD: this tree's build by
+# default, or any other build given by absolute path (then it is not built):
+#   make bench BENCH_PRELOAD=/work/main/build/liblockdep-rcu.so
+BENCH_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly free_cost
+PEER_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly
+BENCH_BINS := $(BENCH_WORKLOADS:%=$(BUILD)/bench/%)
+BENCH_TSAN_BINS := $(PEER_WORKLOADS:%=$(BUILD)/bench/tsan/%)
+BENCH_LIBS_rcu_read_heavy := -lurcu-memb -lurcu-common
+BENCH_PRELOAD ?= $(PRELOAD)
+BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
+BENCH_REAL_WORKDIR ?= $(BUILD)/bench-real
+
 .PHONY: all test bench bench-peers bench-real demo install clean
 all: $(PRELOAD) $(TOOL)
 
@@ -167,7 +182,8 @@ $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h pre
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ -lcriterion
 
-TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
+TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS) \
+	$(BENCH_BINS)
 
 # LeakSanitizer stays on for our code and the tools; only Criterion's own
 # occasional leak is suppressed.
@@ -178,21 +194,6 @@ test: $(TEST_DEPS)
 	$(LSAN_ENV) $(SUITE) --jobs 2
 
 # ---- bench, demo ----------------------------------------------------------
-# The workloads (tests/bench/<w>.c), built plain: make bench measures them
-# plain and preloaded against the targets, make bench-peers also under
-# ThreadSanitizer (separate binaries) and Helgrind; make bench-real measures
-# real servers. The tracer measured is BENCH_PRELOAD: this tree's build by
-# default, or any other build given by absolute path (then it is not built):
-#   make bench BENCH_PRELOAD=/work/main/build/liblockdep-rcu.so
-BENCH_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly free_cost
-PEER_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly
-BENCH_BINS := $(BENCH_WORKLOADS:%=$(BUILD)/bench/%)
-BENCH_TSAN_BINS := $(PEER_WORKLOADS:%=$(BUILD)/bench/tsan/%)
-BENCH_LIBS_rcu_read_heavy := -lurcu-memb -lurcu-common
-BENCH_PRELOAD ?= $(PRELOAD)
-BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
-BENCH_REAL_WORKDIR ?= $(BUILD)/bench-real
-
 $(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h
 	@mkdir -p $(@D)
 	$(CC) -O2 $(WARN) -pthread $< -o $@ $(BENCH_LIBS_$*)
