@@ -23,7 +23,8 @@
 # themselves (tests/bench/bench.h), so Valgrind's and the runtimes' start-up
 # is not in any number, and ns/op (a phase's wall time / its ops) compares
 # runs of different lengths fairly.  Each tool runs R times (default 3),
-# round-robin, and the median is taken.
+# round-robin; ns/op is the median, the slowdown the median of the ratios of
+# each run to the plain run of its round.
 #
 # Under the table, the reports each tool printed on each workload (none of
 # the workloads has a bug; a report is the tool's false positive or its
@@ -214,20 +215,28 @@ done
 					printf ' -'
 					continue
 				fi
-				# shellcheck disable=SC2086  # the sample list splits on purpose
+				# ns/op (median) and the slowdown: the median of the
+				# paired ratios, run i under the tool over plain run i
+				# of the same round (neighbours in time see the same
+				# machine).
+				# shellcheck disable=SC2046,SC2086  # the sample lists split on purpose
 				printf ' %s' "$(LC_ALL=C awk -v s="$(median ${secs[$w $p $t]})" -v n="${ops[$w $p $t]}" \
-					'BEGIN { printf "%.3f", s * 1e9 / n }')"
+					-v r="$(median $(LC_ALL=C awk -v a="${secs[$w $p plain]}" -v b="${secs[$w $p $t]}" \
+						-v na="${ops[$w $p plain]}" -v nb="${ops[$w $p $t]}" 'BEGIN {
+						k = split(a, x, " "); split(b, y, " ")
+						for (i = 1; i <= k; i++) printf "%.6f\n", (y[i] / nb) / (x[i] / na) }'))" \
+					'BEGIN { printf "%.3f:%.4f", s * 1e9 / n, r }')"
 			done
 			printf '\n'
 		done
 	done
 } | LC_ALL=C awk '
 	# ns/op with the slowdown against plain (column 3) beside it.
-	function cell(v, base) {
-		if (v == "-") return sprintf("%-20s", "   skipped")
+	function cell(c, plain_column,   f, v, x, s) {
+		if (c == "-") return sprintf("%-20s", "   skipped")
+		split(c, f, ":"); v = f[1]; x = f[2]
 		s = (v >= 100) ? sprintf("%.0f ns", v) : sprintf("%.1f ns", v)
-		if (base == "") return sprintf("%-20s", sprintf("%10s", s))
-		x = v / base
+		if (plain_column) return sprintf("%-20s", sprintf("%10s", s))
 		return sprintf("%-20s", sprintf("%10s %8s", s, sprintf(x >= 100 ? "%.0fx" : "%.2fx", x)))
 	}
 	NR == 1 {
@@ -237,10 +246,10 @@ done
 	}
 	{
 		printf "%-19s %-7s", $1, $2
-		for (i = 3; i <= NF; i++) printf " %s", cell($i, i == 3 ? "" : $3)
+		for (i = 3; i <= NF; i++) printf " %s", cell($i, i == 3)
 		printf "\n"
 	}'
-printf '(ns/op: wall time of the phase / its ops, median of %d runs; x: slowdown against plain)\n' "$runs"
+printf '(ns/op: wall time of the phase / its ops, median of %d runs; x: slowdown against plain, median of\n the ratios of each run to the plain run of its round)\n' "$runs"
 
 printf 'reports (no workload has a bug):'
 any=0

@@ -9,18 +9,22 @@
 # times with LD_PRELOAD=PATH, alternating (plain, preloaded, plain, ...) so
 # that slow drift of the machine (frequency, noisy neighbours) hits both
 # sides alike.  A workload times its phases itself and prints one line per
-# phase (tests/bench/bench.h); the median of each side is taken per phase,
-# and one table is printed on stdout, a row per phase:
+# phase (tests/bench/bench.h).  One table is printed on stdout, a row per
+# phase:
 #
 #   workload            phase     plain ns/op  preloaded ns/op   ratio  target  result
 #   lock_heavy          lock             15.6             24.0   1.54x   1.25x  MISSED
 #   many_locks          create          207.5           1946.9   9.38x       -  -
 #
-# ns/op is the phase's wall time divided by its operations (each workload's
-# header says what one op is); the ratio is preloaded / plain, rounded to two
-# decimals before it is compared with the target, so the verdict always
-# matches the printed number.  A phase without a target is measured and
-# printed only.
+# ns/op is the median over the runs of the phase's wall time divided by its
+# operations (each workload's header says what one op is).  The ratio is the
+# median of the R paired ratios, each preloaded run over the plain run just
+# before it: neighbours in time see the same machine, and on a virtual
+# machine whose CPUs change speed from second to second that is much steadier
+# than the ratio of the two medians (--verbose shows both, and the ratio of
+# the fastest runs).  It is rounded to two decimals before it is compared
+# with the target, so the verdict always matches the printed number.  A
+# phase without a target is measured and printed only.
 #
 # Options:
 #   --runs R        runs per side and workload (default 11; odd keeps the
@@ -28,8 +32,9 @@
 #   --preload PATH  library to preload (default BUILD_DIR/liblockdep-rcu.so):
 #                   any build of the tracer
 #   --only W        only workload W (repeatable)
-#   --verbose, -v   also print every sample, its spread, and the medians of
-#                   the whole process (wall and CPU time, start-up included)
+#   --verbose, -v   also print every sample, its spread, the other ratio
+#                   estimates, and the medians of the whole process (wall
+#                   and CPU time, start-up included)
 #   --help, -h      this text
 #
 # Environment: the preloaded runs get LD_PRELOAD=PATH; the plain runs get no
@@ -148,6 +153,18 @@ show_stderr() {
 	head -n 20 "$2" | sed 's/^/    /' >&2
 }
 
+# pair_ratios "PLAIN..." "PRELOADED...": run i preloaded over run i plain.
+pair_ratios() {
+	LC_ALL=C awk -v a="$1" -v b="$2" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		for (i = 1; i <= n; i++) printf "%.6f\n", y[i] / x[i] }'
+}
+
+# minimum VALUE...
+minimum() {
+	printf '%s\n' "$@" | LC_ALL=C sort -g | head -n 1
+}
+
 start_all=$(date +%s)
 for w in "${workloads[@]}"; do
 	bin=$build_dir/bench/$w
@@ -196,14 +213,15 @@ printf '%-19s %-7s %12s %16s %7s %7s  %s\n' workload phase "plain ns/op" "preloa
 for row in "${ROWS[@]}"; do
 	read -r w p target _ <<<"$row"
 	[[ " ${workloads[*]} " == *" $w "* ]] || continue
-	# shellcheck disable=SC2086  # the sample lists split on purpose
+	# shellcheck disable=SC2046,SC2086  # the sample lists split on purpose
 	{
 		m_plain=$(median ${secs[$w $p plain]})
 		m_pre=$(median ${secs[$w $p preloaded]})
+		m_ratio=$(median $(pair_ratios "${secs[$w $p plain]}" "${secs[$w $p preloaded]}"))
 	}
 	# The row and the verdict (its last field) come from one rounded ratio.
-	line=$(LC_ALL=C awk -v w="$w" -v p="$p" -v a="$m_plain" -v b="$m_pre" -v n="${ops[$w $p]}" -v t="$target" 'BEGIN {
-		r = sprintf("%.2f", b / a)
+	line=$(LC_ALL=C awk -v w="$w" -v p="$p" -v a="$m_plain" -v b="$m_pre" -v m="$m_ratio" -v n="${ops[$w $p]}" -v t="$target" 'BEGIN {
+		r = sprintf("%.2f", m)
 		if (t == "-") { verdict = "-"; tt = "-" }
 		else { verdict = (r + 0 <= t + 0) ? "ok" : "MISSED"; tt = t "x" }
 		printf "%-19s %-7s %12.1f %16.1f %6sx %7s  %s\n", w, p, a * 1e9 / n, b * 1e9 / n, r, tt, verdict }')
@@ -216,6 +234,18 @@ if [ "$verbose" = 1 ]; then
 		read -r w p _ what <<<"$row"
 		[[ " ${workloads[*]} " == *" $w "* ]] || continue
 		printf '  %-19s %-7s %s ops of one %s\n' "$w" "$p" "${ops[$w $p]}" "$what"
+	done
+	printf '\nratio estimates: median of paired ratios (the table'"'"'s), ratio of medians, ratio of minimums:\n'
+	for row in "${ROWS[@]}"; do
+		read -r w p _ <<<"$row"
+		[[ " ${workloads[*]} " == *" $w "* ]] || continue
+		# shellcheck disable=SC2046,SC2086
+		LC_ALL=C awk -v w="$w" -v p="$p" \
+			-v m="$(median $(pair_ratios "${secs[$w $p plain]}" "${secs[$w $p preloaded]}"))" \
+			-v rm="$(median ${secs[$w $p preloaded]}) $(median ${secs[$w $p plain]})" \
+			-v rn="$(minimum ${secs[$w $p preloaded]}) $(minimum ${secs[$w $p plain]})" 'BEGIN {
+			split(rm, x, " "); split(rn, y, " ")
+			printf "  %-19s %-7s %.2fx  %.2fx  %.2fx\n", w, p, m, x[1] / x[2], y[1] / y[2] }'
 	done
 	printf '\nsamples (phase seconds):\n'
 	for row in "${ROWS[@]}"; do
