@@ -148,3 +148,22 @@ lockdep_report_count() {
 	n=$(grep -cE '^={4,}$' "$1" 2>/dev/null) || true
 	echo "${n:-0}"
 }
+
+# Other processes competing for the CPUs make every number noisy (the
+# project's machine is shared).  sample_busy, called between runs, records
+# how many tasks other than this shell were runnable (/proc/loadavg);
+# busy_note prints a note when there were some on average.
+busy_samples=()
+sample_busy() {
+	local r
+	read -r _ _ _ r _ </proc/loadavg 2>/dev/null || return 0
+	busy_samples+=("$((${r%%/*} - 1))")
+}
+busy_note() {
+	((${#busy_samples[@]} > 0)) || return 0
+	printf '%s\n' "${busy_samples[@]}" | LC_ALL=C awk -v cpus="$(nproc)" '
+		{ s += $1; if ($1 > 0) busy++ }
+		END { if (s / NR >= 0.25)
+			printf "note: the machine was not quiet: other runnable tasks at %d of %d samples between runs (%.1f on average, %d CPUs); the numbers are noisy\n",
+				busy, NR, s / NR, cpus }'
+}

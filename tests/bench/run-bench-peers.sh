@@ -194,6 +194,7 @@ for w in "${workloads[@]}"; do
 				ops[$w $p $t]=$(phase_value "$out" "$p" ops)
 			done
 			[ -n "${said[$w $t]+set}" ] || said[$w $t]=$(reports "$t" "$err")
+			sample_busy
 		done
 	done
 done
@@ -263,6 +264,7 @@ done
 ((any)) || printf ' none'
 printf '\n'
 
+busy_note
 if [ "$verbose" = 1 ]; then
 	printf '\niterations: plain and lockdep-rcu the defaults; TSan and Helgrind:\n'
 	for w in "${workloads[@]}"; do

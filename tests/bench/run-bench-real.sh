@@ -331,6 +331,7 @@ for s in "${servers[@]}"; do
 				"${s}_load" "$side" "$seconds" "${dir[$s $side]}/load-$i.out"
 				[[ -n $rate ]] || errors[$s $side]+="${errors[$s $side]:+; }run $i: no rate"
 				samples[$s $side]+=" ${rate:-0}"
+				sample_busy
 			done
 		done
 	fi
@@ -372,6 +373,7 @@ printf '%-7s %-8s %18s %18s %8s %8s\n' server client plain preloaded slowdown re
 printf '%s\n' "${rows[@]}"
 printf '(medians of %d alternating loads of %d s per instance; %s; slowdown: plain / preloaded throughput)\n' \
 	"$runs" "$seconds" "$pinning"
+busy_note
 if ((verbose)); then
 	for s in "${servers[@]}"; do
 		for side in plain preloaded; do

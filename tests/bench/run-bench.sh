@@ -201,6 +201,7 @@ for w in "${workloads[@]}"; do
 			done
 			wall[$w $side]+=" $s"
 			cpu[$w $side]+=" $c"
+			sample_busy
 		done
 	done
 	unset warned
@@ -269,6 +270,7 @@ if [ "$verbose" = 1 ]; then
 	done
 fi
 
+busy_note
 if [ ${#failed[@]} -gt 0 ]; then
 	for f in "${failed[@]}"; do
 		printf 'FAIL: %s\n' "$f"
