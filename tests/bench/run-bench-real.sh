@@ -4,7 +4,8 @@
 # server is started twice, plain and preloaded, side by side on 127.0.0.1,
 # and loaded in turn, alternating (plain, preloaded, plain, ...), so that
 # drift of the machine hits both alike.  Prints one table: throughput plain
-# and preloaded (medians) and the slowdown, plain / preloaded throughput.
+# and preloaded (medians) and the slowdown: the median of the paired ratios,
+# each plain load's throughput over the preloaded load's after it.
 #
 # Usage: tests/bench/run-bench-real.sh [--preload PATH] [--runs R] [--seconds S]
 #                                      [--only nginx|gdnsd]... [--verbose] WORKDIR
@@ -356,10 +357,15 @@ for s in "${servers[@]}"; do
 		continue
 	fi
 	read -r client unit <<<"$("${s}_label")"
-	# shellcheck disable=SC2086  # the sample lists split on purpose
+	# The slowdown is the median of the paired ratios, load i plain over
+	# load i preloaded (neighbours in time see the same machine).
+	# shellcheck disable=SC2046,SC2086  # the sample lists split on purpose
 	rows+=("$(LC_ALL=C awk -v s="$s" -v c="$client" -v u="$unit" \
-		-v a="$(median ${samples[$s plain]})" -v b="$(median ${samples[$s preloaded]})" -v r="$reports" 'BEGIN {
-		printf "%-7s %-8s %12.0f %-5s %12.0f %-5s %7.2fx %8d", s, c, a, u, b, u, (b > 0) ? a / b : 0, r }')")
+		-v a="$(median ${samples[$s plain]})" -v b="$(median ${samples[$s preloaded]})" -v r="$reports" \
+		-v x="$(median $(LC_ALL=C awk -v a="${samples[$s plain]}" -v b="${samples[$s preloaded]}" 'BEGIN {
+			n = split(a, p, " "); split(b, q, " ")
+			for (i = 1; i <= n; i++) printf "%.6f\n", (q[i] > 0) ? p[i] / q[i] : 0 }'))" 'BEGIN {
+		printf "%-7s %-8s %12.0f %-5s %12.0f %-5s %7.2fx %8d", s, c, a, u, b, u, x, r }')")
 	for side in plain preloaded; do
 		if [[ -n ${errors[$s $side]:-} ]]; then
 			rows+=("  $s $side: ${errors[$s $side]} (see ${dir[$s $side]})")
@@ -371,7 +377,7 @@ rp_release_ports
 
 printf '%-7s %-8s %18s %18s %8s %8s\n' server client plain preloaded slowdown reports
 printf '%s\n' "${rows[@]}"
-printf '(medians of %d alternating loads of %d s per instance; %s; slowdown: plain / preloaded throughput)\n' \
+printf '(medians of %d alternating loads of %d s per instance; %s;\n slowdown: median of the ratios plain / preloaded throughput of each pair of loads)\n' \
 	"$runs" "$seconds" "$pinning"
 busy_note
 if ((verbose)); then
