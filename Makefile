@@ -1,5 +1,6 @@
 # lockdep-rcu: make builds the preload and the command line; make test runs
-# the Criterion suite; make bench the speed targets; make demo the demo.
+# the Criterion suite; make bench the speed targets (bench-peers, bench-real:
+# against other tools, on real servers); make demo the demo.
 
 CC ?= cc
 PREFIX ?= /usr/local
@@ -85,7 +86,22 @@ SYMBOLIZE_HDRS := $(SYMBOLIZE_SRCS:.c=.h) preload/byte_reader.h preload/dwarf_co
 SYMBOLIZE_TARGETS := $(addprefix $(BUILD)/tests/symbolize_target_,pie nopie dwarf4 dwarf3 \
 	stripped debuglink) $(BUILD)/tests/libsymbolize_plugin_a.so $(BUILD)/tests/libsymbolize_plugin_b.so
 
-.PHONY: all test bench demo install clean
+# The workloads (tests/bench/<w>.c), built plain: make bench measures them
+# plain and preloaded against the targets, make bench-peers also under
+# ThreadSanitizer (separate binaries) and Helgrind; make bench-real measures
+# real servers. The tracer measured is BENCH_PRELOAD: this tree's build by
+# default, or any other build given by absolute path (then it is not built):
+#   make bench BENCH_PRELOAD=/work/main/build/liblockdep-rcu.so
+BENCH_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly free_cost
+PEER_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly
+BENCH_BINS := $(BENCH_WORKLOADS:%=$(BUILD)/bench/%)
+BENCH_TSAN_BINS := $(PEER_WORKLOADS:%=$(BUILD)/bench/tsan/%)
+BENCH_LIBS_rcu_read_heavy := -lurcu-memb -lurcu-common
+BENCH_PRELOAD ?= $(PRELOAD)
+BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
+BENCH_REAL_WORKDIR ?= $(BUILD)/bench-real
+
+.PHONY: all test bench bench-peers bench-real demo install clean
 all: $(PRELOAD) $(TOOL)
 
 $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
@@ -167,7 +183,8 @@ $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h pre
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ -lcriterion
 
-TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS)
+TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS) \
+	$(BENCH_BINS)
 
 # LeakSanitizer stays on for our code and the tools; only Criterion's own
 # occasional leak is suppressed.
@@ -178,20 +195,38 @@ test: $(TEST_DEPS)
 	$(LSAN_ENV) $(SUITE) --jobs 2
 
 # ---- bench, demo ----------------------------------------------------------
-$(BUILD)/bench/lock_heavy: tests/bench/lock_heavy.c
+$(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h
 	@mkdir -p $(@D)
-	$(CC) -O2 $(WARN) -pthread $< -o $@
-$(BUILD)/bench/rcu_read_heavy: tests/bench/rcu_read_heavy.c
+	$(CC) -O2 $(WARN) -pthread $< -o $@ $(BENCH_LIBS_$*)
+$(BUILD)/bench/tsan/%: tests/bench/%.c tests/bench/bench.h
 	@mkdir -p $(@D)
-	$(CC) -O2 $(WARN) -pthread $< -o $@ -lurcu-memb -lurcu-common
+	$(CC) -O2 -g $(WARN) -fsanitize=thread -pthread $< -o $@ $(BENCH_LIBS_$*)
 
 $(BUILD)/bench/symbolize_bench: tests/bench/symbolize_bench.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@
 
-bench: $(PRELOAD) $(BUILD)/bench/lock_heavy $(BUILD)/bench/rcu_read_heavy $(BUILD)/bench/symbolize_bench
-	tests/bench/run-bench.sh --preload $(PRELOAD) $(BUILD)
+bench: $(BENCH_PRELOAD_DEP) $(BENCH_BINS) $(BUILD)/bench/symbolize_bench
+	tests/bench/run-bench.sh --preload $(BENCH_PRELOAD) $(BUILD)
 	$(BUILD)/bench/symbolize_bench
+
+# ThreadSanitizer binaries only where the compiler can link them; the script
+# says which peer it skipped and why.
+bench-peers: $(BENCH_PRELOAD_DEP) $(BENCH_BINS)
+	@mkdir -p $(BUILD)/bench
+	@if echo 'int main(void) { return 0; }' | $(CC) -fsanitize=thread -x c - \
+			-o $(BUILD)/bench/tsan-probe 2>/dev/null; then \
+		$(MAKE) --no-print-directory $(BENCH_TSAN_BINS); \
+	else \
+		rm -rf $(BUILD)/bench/tsan; \
+	fi
+	@rm -f $(BUILD)/bench/tsan-probe
+	tests/bench/run-bench-peers.sh --preload $(BENCH_PRELOAD) $(BUILD)
+
+# Real servers, plain and preloaded; the run's files stay in the workdir.
+bench-real: $(BENCH_PRELOAD_DEP)
+	rm -rf $(BENCH_REAL_WORKDIR)
+	tests/bench/run-bench-real.sh --preload $(BENCH_PRELOAD) $(BENCH_REAL_WORKDIR)
 
 demo: $(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
 	@echo "== running a buggy liburcu program under LD_PRELOAD=$(PRELOAD)"

@@ -11,13 +11,15 @@
  * LD_PRELOAD interposer adds (lock-order bookkeeping, held-lock stacks, ...).
  * Both workers are started together through a barrier and stay alive for the
  * whole run, so the process is multi-threaded throughout (glibc and the
- * checker take their multi-threaded paths).
+ * checker take their multi-threaded paths).  The timed phase runs from that
+ * barrier to the last join; one op is one iteration of one thread.
  *
  * Every thread always takes A before B, so a lock-order checker must not
  * report anything here.
  *
  * Usage: lock_heavy [N]      (N = iterations per thread, default below)
- * Prints nothing on success and exits 0; on error prints to stderr, exits 1.
+ * Prints its phase line (bench.h) and exits 0; on error prints to stderr,
+ * exits 1.
  *
  * Build: cc -Wall -Wextra -O2 -pthread -o lock_heavy lock_heavy.c
  */
@@ -26,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "bench.h"
 
 /*
  * Default iterations per thread.  Tuned so that a plain (non-preloaded) run
@@ -57,7 +61,8 @@ static void *worker_main(void *arg)
 	unsigned long i;
 	int rc;
 
-	/* Wait until both workers exist, so neither runs alone. */
+	/* Wait until both workers (and main's clock) are there, so neither
+	 * runs alone. */
 	rc = pthread_barrier_wait(&start_barrier);
 	if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD) {
 		w->err = rc;
@@ -93,31 +98,19 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int parse_iters(const char *s, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v == 0 || s[0] == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct worker w[2];
 	unsigned long iters = DEFAULT_ITERS;
 	int i, rc, status = 0;
+	double t0, t1;
 
-	if (argc > 2 || (argc == 2 && parse_iters(argv[1], &iters) != 0)) {
+	if (argc > 2 || (argc == 2 && bench_parse_count(argv[1], &iters) != 0)) {
 		fprintf(stderr, "usage: %s [ITERATIONS>0]\n", argv[0]);
 		return 2;
 	}
 
-	rc = pthread_barrier_init(&start_barrier, NULL, 2);
+	rc = pthread_barrier_init(&start_barrier, NULL, 3);
 	if (rc != 0) {
 		fprintf(stderr, "lock_heavy: pthread_barrier_init: %s\n",
 			strerror(rc));
@@ -146,6 +139,12 @@ int main(int argc, char **argv)
 		}
 	}
 
+	rc = pthread_barrier_wait(&start_barrier);
+	if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD) {
+		fprintf(stderr, "lock_heavy: pthread_barrier_wait: %s\n", strerror(rc));
+		return 1;
+	}
+	t0 = bench_now();
 	for (i = 0; i < 2; i++) {
 		rc = pthread_join(w[i].thread, NULL);
 		if (rc != 0) {
@@ -153,6 +152,10 @@ int main(int argc, char **argv)
 				strerror(rc));
 			return 1;
 		}
+	}
+	t1 = bench_now();
+
+	for (i = 0; i < 2; i++) {
 		if (w[i].err != 0) {
 			fprintf(stderr, "lock_heavy: thread %d: %s: %s\n", i,
 				w[i].err_what, strerror(w[i].err));
@@ -164,6 +167,8 @@ int main(int argc, char **argv)
 			status = 1;
 		}
 	}
+	if (status == 0)
+		bench_print_phase("lock", 2 * iters, t1 - t0);
 
 	for (i = 0; i < 2; i++) {
 		pthread_mutex_destroy(&w[i].b);

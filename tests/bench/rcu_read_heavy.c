@@ -26,8 +26,13 @@
  * synchronize_rcu() and the grace-period machinery exercised while the read
  * side dominates the cost.
  *
+ * The timed phase is the reader's loop, from its first read to its last
+ * (the updater's grace periods run concurrently); one op is one read-side
+ * critical section.
+ *
  * Usage: rcu_read_heavy [N [K]]   (N reader iterations, K iterations/update)
- * Prints nothing on success and exits 0; on error prints to stderr, exits 1.
+ * Prints its phase line (bench.h) and exits 0; on error prints to stderr,
+ * exits 1.
  *
  * Build: cc -Wall -Wextra -O2 -pthread -o rcu_read_heavy rcu_read_heavy.c \
  *            -lurcu -lurcu-common
@@ -41,6 +46,8 @@
 #include <string.h>
 
 #include <urcu.h>	/* default flavor = memb; no _LGPL_SOURCE on purpose */
+
+#include "bench.h"
 
 /*
  * Defaults, tuned so that a plain run takes roughly 0.4 s on the project's
@@ -78,6 +85,7 @@ static atomic_bool reader_done;
 static unsigned long reader_last;	/* last value the reader saw */
 static unsigned long reader_changes;	/* how often it saw a new value */
 static int reader_failed;
+static double reader_seconds;		/* the reader's loop, wall time */
 static unsigned long updates;		/* grace periods completed */
 static int updater_failed;
 
@@ -96,9 +104,12 @@ static void *reader_main(void *arg)
 {
 	unsigned long i, since_kick = 0, last = 0, changes = 0;
 
+	double t0;
+
 	(void)arg;
 	rcu_register_thread();
 
+	t0 = bench_now();
 	for (i = 0; i < n_iters; i++) {
 		struct node *p;
 		unsigned long v, c;
@@ -130,6 +141,7 @@ static void *reader_main(void *arg)
 		}
 	}
 
+	reader_seconds = bench_now() - t0;
 	reader_last = last;
 	reader_changes = changes;
 
@@ -198,19 +210,6 @@ static void *updater_main(void *arg)
 	return NULL;
 }
 
-static int parse_count(const char *s, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v == 0 || s[0] == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	pthread_t reader, updater;
@@ -218,8 +217,8 @@ int main(int argc, char **argv)
 	int rc, status = 0;
 
 	if (argc > 3 ||
-	    (argc >= 2 && parse_count(argv[1], &n_iters) != 0) ||
-	    (argc >= 3 && parse_count(argv[2], &update_every) != 0)) {
+	    (argc >= 2 && bench_parse_count(argv[1], &n_iters) != 0) ||
+	    (argc >= 3 && bench_parse_count(argv[2], &update_every) != 0)) {
 		fprintf(stderr, "usage: %s [ITERATIONS>0 [ITERATIONS_PER_UPDATE>0]]\n",
 			argv[0]);
 		return 2;
@@ -274,6 +273,9 @@ int main(int argc, char **argv)
 			reader_changes, updates, n_iters / update_every);
 		status = 1;
 	}
+
+	if (status == 0)
+		bench_print_phase("read", n_iters, reader_seconds);
 
 	free(gp);	/* the last published node; no reader is left */
 	sem_destroy(&kick);

@@ -1,0 +1,97 @@
+/* The bench workloads (tests/bench/, built into build/bench/) keep working:
+ * each runs once plain and once preloaded with a tiny iteration count,
+ * exits 0, prints exactly its phase lines with the operations asked for,
+ * and nothing on stderr (no tracer report: none of them has a bug). Never a
+ * word about timing: make bench measures, this only keeps it runnable. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include "harness.h"
+
+struct phase {
+	const char *name;
+	unsigned long ops;
+};
+
+/* Checks one run's stdout: the phases in order, one line each, with their
+ * ops and a time, and nothing else. */
+static void expect_phases(const char *what, const char *out, const struct phase *phases)
+{
+	const char *p = out;
+	for (const struct phase *ph = phases; ph->name; ph++) {
+		char name[64];
+		unsigned long ops;
+		double seconds, ns_per_op;
+		int used = 0;
+		int n = sscanf(p, "phase=%63s ops=%lu seconds=%lf ns_per_op=%lf\n%n", name, &ops, &seconds,
+			       &ns_per_op, &used);
+		cr_expect(n == 4 && used > 0, "%s: no phase line for %s in:\n%s", what, ph->name, out);
+		if (n != 4 || used == 0)
+			return;
+		cr_expect_str_eq(name, ph->name, "%s: phase %s, expected %s", what, name, ph->name);
+		cr_expect_eq(ops, ph->ops, "%s: %s ops %lu, expected %lu", what, ph->name, ops, ph->ops);
+		cr_expect(seconds >= 0 && ns_per_op >= 0, "%s: %s", what, out);
+		p += used;
+	}
+	cr_expect_str_empty(p, "%s: more output than the phase lines:\n%s", what, out);
+}
+
+static void smoke(const char *workload, const char *const args[], const struct phase *phases)
+{
+	char path[4096], *argv[8];
+	snprintf(path, sizeof(path), "%s", build_path("bench/"));
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s", workload);
+	int n = 0;
+	argv[n++] = path;
+	for (int i = 0; args[i] && n < 7; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+
+	for (int preload = 0; preload <= 1; preload++) {
+		struct run_options o = { .preload = preload, .timeout = 20 };
+		struct run r = run_program(argv, &o);
+		char what[128];
+		snprintf(what, sizeof(what), "%s %s", workload, preload ? "preloaded" : "plain");
+		cr_expect_eq(r.exit_code, 0, "%s: exit %d, signal %d%s\n%s", what, r.exit_code, r.signal,
+			     r.timed_out ? " (timed out)" : "", r.err);
+		cr_expect_eq(splat_count(r.err), 0, "%s: the tracer reported:\n%s", what, r.err);
+		cr_expect_str_empty(r.err, "%s: stderr:\n%s", what, r.err);
+		expect_phases(what, r.out, phases);
+		run_free(&r);
+	}
+}
+
+Test(bench_smoke, lock_heavy)
+{
+	const char *const args[] = { "1000", NULL };
+	const struct phase phases[] = { { "lock", 2000 }, { NULL, 0 } };
+	smoke("lock_heavy", args, phases);
+}
+
+/* 100 grace periods: the updater's synchronize_rcu() path runs too. */
+Test(bench_smoke, rcu_read_heavy)
+{
+	const char *const args[] = { "20000", "200", NULL };
+	const struct phase phases[] = { { "read", 20000 }, { NULL, 0 } };
+	smoke("rcu_read_heavy", args, phases);
+}
+
+Test(bench_smoke, many_locks)
+{
+	const char *const args[] = { "2000", "5000", NULL };
+	const struct phase phases[] = { { "create", 5000 }, { "lock", 4000 }, { NULL, 0 } };
+	smoke("many_locks", args, phases);
+}
+
+Test(bench_smoke, rwlock_read_mostly)
+{
+	const char *const args[] = { "10000", "100", NULL };
+	const struct phase phases[] = { { "read", 40000 }, { NULL, 0 } };
+	smoke("rwlock_read_mostly", args, phases);
+}
+
+Test(bench_smoke, free_cost)
+{
+	const char *const args[] = { "10000", NULL };
+	const struct phase phases[] = { { "nolock", 20000 }, { "lock", 20000 }, { NULL, 0 } };
+	smoke("free_cost", args, phases);
+}
