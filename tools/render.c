@@ -132,6 +132,8 @@ static void json_frame(struct json *j, const struct frame *f)
 	json_str(j, "text", f->text);
 	json_str(j, "function", f->function && strcmp(f->function, "??") ? f->function : NULL);
 	json_str(j, "module", f->module);
+	if (f->module_path)
+		json_str(j, "module_path", f->module_path);
 	if (f->has_offset) {
 		char off[32];
 		snprintf(off, sizeof(off), "0x%lx", f->offset);
@@ -159,6 +161,7 @@ void render_json(const struct collection *c, struct strbuf *out)
 	json_num(&j, "logs", (long long)c->logs);
 	json_num(&j, "hangs", (long long)collection_hangs(c));
 	json_num(&j, "crashes", (long long)collection_crashes(c));
+	json_num(&j, "from_records", (long long)c->from_records);
 	json_begin_array(&j, "groups");
 	for (size_t g = 0; g < c->groups.n; g++) {
 		const struct group *gr = c->groups.v[g];
