@@ -308,6 +308,64 @@ static void symbolize_module(struct symbolizer *s, const char *path, struct sym_
 	}
 }
 
+/* The module's symbols as nm -S lists them: .symtab, else .dynsym, the
+ * tables addr2line reads. NULL when it has none or nm cannot run. */
+static char *symbol_listing(struct symbolizer *s, const char *path)
+{
+	char *symtab[] = { "nm", "-S", "--defined-only", (char *)path, NULL };
+	char *out = capture(s, symtab, path);
+	if (out && *out)
+		return out;
+	free(out);
+	char *dynsym[] = { "nm", "-D", "-S", "--defined-only", (char *)path, NULL };
+	out = capture(s, dynsym, path);
+	if (out && *out)
+		return out;
+	free(out);
+	return NULL;
+}
+
+/* Whether a listed symbol called name holds address: [start, start+size),
+ * or a sizeless one exactly at address (an assembly label). */
+static int symbol_holds(const char *listing, const char *name, unsigned long address)
+{
+	size_t name_len = strlen(name);
+	for (const char *line = listing; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+		unsigned long start, size = 0;
+		char type, symbol[512];
+		int sized = sscanf(line, "%lx %lx %c %511s", &start, &size, &type, symbol) == 4;
+		if (!sized && sscanf(line, "%lx %c %511s", &start, &type, symbol) != 3)
+			continue;
+		/* "memcpy@@GLIBC_2.14": the version is not part of the name */
+		if (strncmp(symbol, name, name_len) || (symbol[name_len] && symbol[name_len] != '@'))
+			continue;
+		if (sized ? address - start < size : address == start)
+			return 1;
+	}
+	return 0;
+}
+
+/* A function addr2line named from the symbol table alone (no file:line):
+ * kept only when the address is inside that symbol. */
+static void check_symbol_extents(struct symbolizer *s, const char *path, struct sym_request **reqs, size_t n)
+{
+	char *listing = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct sym_request *r = reqs[i];
+		if (!r->function || r->source)
+			continue;
+		if (!listing && !(listing = symbol_listing(s, path)))
+			listing = xstrdup("");
+		if (symbol_holds(listing, r->function, r->address))
+			continue;
+		free(r->function);
+		free(r->inlined);
+		r->function = r->inlined = NULL;
+		r->resolved = 0;
+	}
+	free(listing);
+}
+
 void symbolize_requests(struct symbolizer *s, struct sym_request **reqs, size_t n)
 {
 	sort(reqs, n, sizeof(*reqs), by_module_address);
@@ -318,6 +376,7 @@ void symbolize_requests(struct symbolizer *s, struct sym_request **reqs, size_t 
 		char *path = find_module(s, reqs[start]);
 		if (path) {
 			symbolize_module(s, path, reqs + start, end - start);
+			check_symbol_extents(s, path, reqs + start, end - start);
 		} else if (s->note) {
 			char *msg = xasprintf("module %s not found: its frames keep module+offset "
 					      "(--symbols DIR says where it is)", reqs[start]->module);
