@@ -99,8 +99,12 @@ static void remember_modules(struct collection *c, const struct splat *s)
 static void on_record(const struct json_value *v, void *ctx)
 {
 	struct scan_ctx *x = ctx;
-	if (!json_member_string(v, "title"))
-		return;   /* a kind of record this version does not know: not a report */
+	if (!json_member_string(v, "title")) {
+		/* a report without its title is damaged; another kind of record
+		 * (of a later tracer) is none of this version's business */
+		x->bad_records += splat_is_report_kind(json_member_string(v, "kind"));
+		return;
+	}
 	grow(&x->pending, &x->pending_cap, x->npending + 1, sizeof(*x->pending));
 	struct pending *p = &x->pending[x->npending];
 	if (record_read_report(v, &p->s)) {

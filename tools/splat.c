@@ -142,9 +142,7 @@ void frame_render(const struct frame *f, struct strbuf *out)
 		sb_printf(out, " (inlined: %s)", f->inlined);
 }
 
-const char *splat_kind_of_title(const char *title)
-{
-	static const struct { const char *prefix, *suffix, *kind; } kinds[] = {
+static const struct { const char *prefix, *suffix, *kind; } kinds[] = {
 		{ "WARNING: suspicious RCU usage", "", "suspicious_rcu" },
 		{ "WARNING: bad unlock balance detected", "", "bad_unlock" },
 		{ "WARNING: possible recursive locking detected", "", "recursive_locking" },
@@ -152,7 +150,18 @@ const char *splat_kind_of_title(const char *title)
 		{ "BUG: ", " still has locks held!", "locks_held_at_exit" },
 		{ "WARNING: possible circular locking dependency", "", "circular_dependency" },
 		{ "WARNING: ", "", "lockdep_assertion" },   /* "WARNING: comm/tid at file:line" */
-	};
+};
+
+int splat_is_report_kind(const char *kind)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i].kind, kind))
+			return 1;
+	return 0;
+}
+
+const char *splat_kind_of_title(const char *title)
+{
 	size_t tlen = strlen(title);
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		size_t p = strlen(kinds[i].prefix), s = strlen(kinds[i].suffix);

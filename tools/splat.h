@@ -69,6 +69,8 @@ const char *path_basename(const char *path);
 
 /* The suppression kind of a title: "suspicious_rcu", ..., or "unknown". */
 const char *splat_kind_of_title(const char *title);
+/* Whether kind is one of those (a record of a report, not of statistics). */
+int splat_is_report_kind(const char *kind);
 
 /* ---- the text (splat_text.c) ---------------------------------------------- */
 

@@ -303,14 +303,21 @@ void splat_attach_text(struct splat *s, const char *text, size_t len)
 	free(s->text);
 	s->text = xstrndup(text, len);
 	/* The frames' texts as printed (the record's own rendering has no
-	 * function size), when the Call Trace has one line per frame. */
+	 * function size), when the Call Trace has one line per frame and the
+	 * line names the function the record names (with symbolize=0 the
+	 * text has addresses only: the record's rendering stays). */
 	struct lines l;
 	lines_split(text, len, &l);
 	size_t trace = trace_start(&l);
 	if (trace && l.n - trace == s->ntrace)
 		for (size_t i = 0; i < s->ntrace; i++) {
-			free(s->trace[i].text);
-			s->trace[i].text = xstrdup(l.v[trace + i] + strspn(l.v[trace + i], " "));
+			struct frame *f = &s->trace[i];
+			const char *line = l.v[trace + i] + strspn(l.v[trace + i], " ");
+			size_t n = f->function ? strlen(f->function) : 0;
+			if (!n || strncmp(line, f->function, n) || line[n] != '+')
+				continue;
+			free(f->text);
+			f->text = xstrdup(line);
 		}
 	lines_free(&l);
 }
