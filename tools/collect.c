@@ -99,6 +99,10 @@ static void remember_modules(struct collection *c, const struct splat *s)
 static void on_record(const struct json_value *v, void *ctx)
 {
 	struct scan_ctx *x = ctx;
+	if (!strcmp(json_member_string(v, "kind"), "lock_stat")) {
+		x->bad_records += lock_stats_add(&x->c->lock_stats, v, x->file) != 0;
+		return;
+	}
 	if (!json_member_string(v, "title")) {
 		/* a report without its title is damaged; another kind of record
 		 * (of a later tracer) is none of this version's business */
@@ -314,6 +318,7 @@ static int collect_log(struct collection *c, const char *path, int explicit, con
 	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
 	char *records_path = xasprintf("%s%s", path, RECORDS_SUFFIX);
 	struct stat st;
+	size_t lock_stats_before = c->lock_stats.records;
 	int has_records = lstat(records_path, &st) == 0 && S_ISREG(st.st_mode) && read_records(&x, records_path);
 	struct log_callbacks cb = { on_splat, on_tracer_line };
 	struct log_file log;
@@ -335,7 +340,7 @@ static int collect_log(struct collection *c, const char *path, int explicit, con
 		collection_note(c, path, what);
 		free(what);
 	}
-	int recorded = from_records_only != 0;
+	int recorded = from_records_only || c->lock_stats.records > lock_stats_before;
 	if (log.binary && !recorded) {
 		collection_note(c, path, "binary data, not a log: skipped");
 		goto out;
@@ -391,9 +396,10 @@ static int collect_records_alone(struct collection *c, const char *path, int exp
 	if (again)
 		return 0;
 	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
+	size_t lock_stats_before = c->lock_stats.records;
 	if (read_records(&x, path)) {
 		size_t n = add_unpaired(&x);
-		if (n) {
+		if (n || c->lock_stats.records > lock_stats_before) {
 			run_of(c, path);
 			c->logs++;
 			note_count(c, path, n, "its log is missing: a report read from its record",
@@ -705,6 +711,7 @@ void collection_finish(struct collection *c, const struct collect_options *o)
 		group_table_rekey(&c->groups, bug_key);
 	}
 	group_table_finish(&c->groups);
+	lock_stats_finish(&c->lock_stats);
 	c->suppressed = 0;
 	for (size_t g = 0; g < c->groups.n; g++) {
 		struct group *gr = c->groups.v[g];
@@ -793,6 +800,7 @@ void collection_free(struct collection *c)
 	for (size_t i = 0; i < c->nmessages; i++)
 		free(c->messages[i].line);
 	free(c->messages);
+	lock_stats_free(&c->lock_stats);
 	free(c->read);
 	for (size_t i = 0; i < c->nmodule_paths; i++)
 		free(c->module_paths[i]);

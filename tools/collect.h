@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "group.h"
+#include "lock_stat.h"
 #include "runrec.h"
 
 /* How deep directories are walked. */
@@ -37,6 +38,7 @@ struct file_id {
 
 struct collection {
 	struct group_table groups;
+	struct lock_stats lock_stats;   /* from lock_stat records */
 	struct run_info *runs;
 	size_t nruns, runs_cap, last_run;
 	size_t logs;              /* log files read */
