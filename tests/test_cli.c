@@ -238,8 +238,8 @@ Test(cli, help_for_every_subcommand)
 	cr_expect_eq(r.exit_code, 0);
 	cr_expect(strstr(r.out, "usage: lockdep-rcu COMMAND"), "%s", r.out);
 	run_free(&r);
-	const char *cmds[] = { "run", "report", "stress" };
-	for (int i = 0; i < 3; i++) {
+	const char *cmds[] = { "run", "report", "stress", "graph" };
+	for (int i = 0; i < 4; i++) {
 		r = cli_env(0, NULL, cmds[i], "--help", NULL);
 		char expected[64];
 		snprintf(expected, sizeof(expected), "usage: lockdep-rcu %s", cmds[i]);
@@ -275,6 +275,11 @@ Test(cli, usage_errors)
 		  "tracer option 'exitcode' takes an integer, got 'many'" },
 		{ 2, { "stress", "--option", "bogus=1", "--", "/bin/true" }, "unknown tracer option 'bogus'" },
 		{ 2, { "stress", "--option", "seed=0x", "--", "/bin/true" }, "tracer option 'seed' takes an integer" },
+		{ 2, { "graph" }, "no graph file given" },
+		{ 2, { "graph", "--bogus", "x.dot" }, "unknown option --bogus" },
+		{ 2, { "graph", "-o" }, "-o needs a value" },
+		{ 2, { "graph", "-o", "x.png", "x.dot" }, "the output must end in .svg or .dot" },
+		{ 2, { "graph", "/nonexistent/graph.dot" }, "/nonexistent/graph.dot: cannot read: No such file" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char **a = cases[i].args;
