@@ -12,6 +12,8 @@
 #include "backtrace.h"
 #include "thread_registry.h"
 #include "urcu_reader_state.h"
+#include "lock_stat.h"
+#include "graph_dump.h"
 
 void tracer_register_fork_handlers(void);
 
@@ -20,13 +22,16 @@ __attribute__((constructor)) static void tracer_init(void)
 	tracer_register_fork_handlers();
 	thread_registry_add(thread_state());
 	options_init();
+	lock_stat_setup();
+	graph_dump_setup();
 	backtrace_warm_up();
 	urcu_reader_state_init();
 }
 
 /* Runs among the destructors of the loaded objects: the reports other
  * threads are still writing, then the deferred check of the exiting thread
- * (a read side of a thread that never registered), then the summary. The
+ * (a read side of a thread that never registered), the lock statistics
+ * and the graph when asked for, then the summary. The
  * exiting thread's held locks are not reported: a daemon that takes its
  * shutdown lock and calls exit() is not ending a thread with locks held. */
 __attribute__((destructor)) static void tracer_fini(void)
@@ -35,6 +40,8 @@ __attribute__((destructor)) static void tracer_fini(void)
 	report_wait_in_flight();
 	if (!ts->in_tracer && !ts->thread_ended)
 		check_never_registered_reader(ts);
+	lock_stat_print();
+	graph_dump_write();
 	report_print_summary();
 	log_output_close_at_exit();
 }

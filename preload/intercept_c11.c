@@ -40,7 +40,7 @@ static inline const pthread_mutex_t *as_pthread(const mtx_t *m)
 	}                                                                        \
 	uintptr_t ip = CALLER_IP();                                              \
 	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mtx_relock_would_block(m)); \
-	int ret = call;                                                          \
+	int ret = LOCK_STAT_CALL(ts, m, ip, 0, REAL(mtx_trylock)(m), thrd_busy, call); \
 	if (ret == thrd_success)                                                 \
 		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);               \
 	return ret

@@ -42,7 +42,7 @@ static inline int mutex_taken(int ret)
 	}                                                                        \
 	uintptr_t ip = CALLER_IP();                                              \
 	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m)); \
-	int ret = call;                                                          \
+	int ret = LOCK_STAT_CALL(ts, m, ip, 0, REAL(pthread_mutex_trylock)(m), EBUSY, call); \
 	if (mutex_taken(ret))                                                    \
 		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);               \
 	return ret
@@ -115,7 +115,8 @@ int pthread_spin_lock(pthread_spinlock_t *s)
 		return REAL(pthread_spin_lock)(s);
 	uintptr_t ip = CALLER_IP();
 	uint32_t class_id = lock_before_blocking(ts, (const void *)s, HELD_SPIN, ip, 1);
-	int ret = REAL(pthread_spin_lock)(s);
+	int ret = LOCK_STAT_CALL(ts, (const void *)s, ip, 0, REAL(pthread_spin_trylock)(s), EBUSY,
+				 REAL(pthread_spin_lock)(s));
 	if (likely(ret == 0))
 		lock_acquired(ts, (const void *)s, HELD_SPIN, ip, class_id, 0);
 	return ret;

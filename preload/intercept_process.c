@@ -16,6 +16,7 @@
 #include "report.h"
 #include "stack_depot.h"
 #include "thread_registry.h"
+#include "graph_dump.h"
 
 /* ---- fork ------------------------------------------------------------------
  * Lock order (outermost first; never taken in another order anywhere):
@@ -64,6 +65,7 @@ static void fork_child(void)
 	stack_depot_fork_child(ts);
 	lock_graph_fork_child(ts);
 	report_fork_child(ts);
+	lock_stat_fork_child();
 	mark_held_locks_inherited(ts);
 }
 
@@ -144,6 +146,8 @@ void _exit(int status)
 {
 	if (report_process_is_ours()) {
 		report_wait_in_flight();
+		lock_stat_print();
+		graph_dump_write();
 		report_print_summary();
 		log_output_close_at_exit();
 	}

@@ -27,13 +27,13 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 }
 
 /* One body for the four blocking variants of each side. */
-#define RWLOCK_BLOCKING(kind, relock_blocks, call)                               \
+#define RWLOCK_BLOCKING(kind, relock_blocks, try_call, call)                     \
 	struct thread_state *ts = thread_state();                                \
 	if (unlikely(ts->in_tracer | ts->in_urcu))                                             \
 		return call;                                                     \
 	uintptr_t ip = CALLER_IP();                                              \
-	uint32_t class_id = lock_before_blocking(ts, rw, kind, ip, relock_blocks);                   \
-	int ret = call;                                                          \
+	uint32_t class_id = lock_before_blocking(ts, rw, kind, ip, relock_blocks); \
+	int ret = LOCK_STAT_CALL(ts, rw, ip, kind == HELD_RWLOCK_READ, try_call, EBUSY, call); \
 	if (likely(ret == 0))                                                    \
 		lock_acquired(ts, rw, kind, ip, class_id,                        \
 			      kind == HELD_RWLOCK_READ && !(relock_blocks) ? HELD_ATTR_READ_RECURSIVE : 0); \
@@ -52,18 +52,18 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 
 int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 {
-	RWLOCK_BLOCKING(HELD_RWLOCK_READ, read_relock_blocks(rw), REAL(pthread_rwlock_rdlock)(rw));
+	RWLOCK_BLOCKING(HELD_RWLOCK_READ, read_relock_blocks(rw), REAL(pthread_rwlock_tryrdlock)(rw), REAL(pthread_rwlock_rdlock)(rw));
 }
 
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict rw, const struct timespec *restrict t)
 {
-	RWLOCK_BLOCKING(HELD_RWLOCK_READ, read_relock_blocks(rw), REAL(pthread_rwlock_timedrdlock)(rw, t));
+	RWLOCK_BLOCKING(HELD_RWLOCK_READ, read_relock_blocks(rw), REAL(pthread_rwlock_tryrdlock)(rw), REAL(pthread_rwlock_timedrdlock)(rw, t));
 }
 
 int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict rw, clockid_t clock,
 			       const struct timespec *restrict t)
 {
-	RWLOCK_BLOCKING(HELD_RWLOCK_READ, read_relock_blocks(rw),
+	RWLOCK_BLOCKING(HELD_RWLOCK_READ, read_relock_blocks(rw), REAL(pthread_rwlock_tryrdlock)(rw),
 			REAL(pthread_rwlock_clockrdlock)(rw, clock, t));
 }
 
@@ -74,18 +74,18 @@ int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
 
 int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
-	RWLOCK_BLOCKING(HELD_RWLOCK_WRITE, 1, REAL(pthread_rwlock_wrlock)(rw));
+	RWLOCK_BLOCKING(HELD_RWLOCK_WRITE, 1, REAL(pthread_rwlock_trywrlock)(rw), REAL(pthread_rwlock_wrlock)(rw));
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict rw, const struct timespec *restrict t)
 {
-	RWLOCK_BLOCKING(HELD_RWLOCK_WRITE, 1, REAL(pthread_rwlock_timedwrlock)(rw, t));
+	RWLOCK_BLOCKING(HELD_RWLOCK_WRITE, 1, REAL(pthread_rwlock_trywrlock)(rw), REAL(pthread_rwlock_timedwrlock)(rw, t));
 }
 
 int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict rw, clockid_t clock,
 			       const struct timespec *restrict t)
 {
-	RWLOCK_BLOCKING(HELD_RWLOCK_WRITE, 1, REAL(pthread_rwlock_clockwrlock)(rw, clock, t));
+	RWLOCK_BLOCKING(HELD_RWLOCK_WRITE, 1, REAL(pthread_rwlock_trywrlock)(rw), REAL(pthread_rwlock_clockwrlock)(rw, clock, t));
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)

@@ -45,6 +45,7 @@ static void registration_check_at_key_destruction(void *value)
 	}
 	check_registered_at_thread_end(ts);
 	thread_registry_remove(ts);
+	lock_stat_thread_end(ts);
 }
 
 static void create_thread_end_key(void)

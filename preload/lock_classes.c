@@ -20,6 +20,11 @@
 struct lock_class lock_classes[MAX_LOCK_CLASSES];
 static uint32_t nr_lock_classes = 1;   /* 0 means "no class" */
 
+uint32_t lock_classes_count(void)
+{
+	return __atomic_load_n(&nr_lock_classes, __ATOMIC_ACQUIRE);
+}
+
 /* key -> class id, open addressing; written under the registry lock, read
  * lock-free (ids are published with release stores). */
 #define CLASS_HASH_SIZE (2 * MAX_LOCK_CLASSES)

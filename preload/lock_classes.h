@@ -93,6 +93,8 @@ void lock_classes_objects_changed(void);
 /* "stats_lock", "conn_new+0x2a", "lruhash_create+0x4a from slabhash_create",
  * "rcu_read_lock_memb", "name/1": for reports. */
 void lock_class_name(uint32_t class_id, char *buf, size_t size);
+/* Classes made so far, plus one: ids run from 1 below it. */
+uint32_t lock_classes_count(void);
 
 struct thread_state;
 /* fork: the registry's lock must not stay taken by a vanished thread. */

@@ -30,6 +30,7 @@ struct lock_dependency {
 	uint8_t types;           /* bit (held_read << 1 | acquired_read): combinations seen */
 	uint8_t sync;            /* first seen as a grace-period wait */
 	uint8_t urcu_workers_only;   /* only ever made by threads liburcu started */
+	uint8_t in_reported_cycle;   /* part of a cycle that was reported (graph_path) */
 };
 
 static struct lock_dependency dependencies[MAX_LOCKDEP_EDGES];
@@ -116,6 +117,26 @@ static struct lock_dependency *add_dependency(uint32_t from, uint32_t to, const 
 	/* Published last: a lock-free reader of the list sees it whole. */
 	__atomic_store_n(&lock_classes[from].first_dependency, nr_dependencies++, __ATOMIC_RELEASE);
 	return d;
+}
+
+size_t lock_graph_snapshot(struct thread_state *ts, struct dependency_view *out, size_t max)
+{
+	if (!tracer_lock_acquire(&graph, ts))
+		return 0;
+	size_t n = 0;
+	for (uint32_t e = 1; e < nr_dependencies && n < max; e++) {
+		const struct lock_dependency *d = &dependencies[e];
+		if (!d->types || lock_classes[d->from].dead || lock_classes[d->to].dead)
+			continue;
+		out[n++] = (struct dependency_view){
+			.from = d->from, .to = d->to, .stack = d->stack,
+			.read_only = !(d->types & 0x5),   /* never acquired but for read */
+			.sync = d->sync, .in_reported_cycle = d->in_reported_cycle,
+			.urcu_workers_only = d->urcu_workers_only,
+		};
+	}
+	tracer_lock_release(&graph);
+	return n;
 }
 
 /* ---- cycle search ---------------------------------------------------------
@@ -507,6 +528,8 @@ static int validate_dependency(const struct held_lock *held, uint32_t class_id, 
 		new_cycle = n && !path_visits(path, n - 1, cycle_classes, nr_cycle_classes) &&
 			    !cycle_is_liburcu_design(held->class_id, class_id, by_urcu_worker, path, n) &&
 			    report_cycle_once(cycle_key(held->class_id, class_id, path, n));
+		for (size_t i = 0; new_cycle && i < n; i++)
+			dependencies[path[i].edge].in_reported_cycle = 1;
 	}
 	if (!d)
 		d = add_dependency(held->class_id, class_id, held, stack, by_urcu_worker);
@@ -514,6 +537,8 @@ static int validate_dependency(const struct held_lock *held, uint32_t class_id, 
 		if (!d->types)
 			d->sync = op == ACQUIRE_SYNC;
 		d->types |= (uint8_t)(1u << bit);
+		if (new_cycle)
+			d->in_reported_cycle = 1;
 	}
 	return new_cycle;
 }

@@ -43,6 +43,19 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 
 extern uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
 
+/* An edge of the graph, copied out for graph_path. */
+struct dependency_view {
+	uint32_t from, to;
+	uint32_t stack;              /* stack depot id of the first acquisition */
+	uint8_t read_only;           /* `to` only ever taken for recursive read */
+	uint8_t sync;                /* a grace-period wait */
+	uint8_t in_reported_cycle;
+	uint8_t urcu_workers_only;   /* only liburcu's own threads made it */
+};
+/* Copies the live edges (up to max) under the graph lock; returns how
+ * many (0 when the lock is this thread's already). */
+size_t lock_graph_snapshot(struct thread_state *ts, struct dependency_view *out, size_t max);
+
 
 static inline uint64_t chain_mix(uint64_t key, uint64_t v)
 {

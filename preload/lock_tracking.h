@@ -13,6 +13,7 @@
 #include "perturb.h"
 #include "backtrace.h"
 #include "lock_class_keys.h"
+#include "lock_stat.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -103,7 +104,9 @@ static inline uint32_t lock_before_blocking(struct thread_state *ts, const void 
 static inline void lock_acquired(struct thread_state *ts, const void *lock, enum held_kind kind,
 				 uintptr_t ip, uint32_t class_id, uint8_t attr)
 {
-	held_lock_push(ts, lock, kind, ip, class_id, attr);
+	struct held_lock *h = held_lock_push(ts, lock, kind, ip, class_id, attr);
+	if (unlikely(lock_stat_enabled) && h)
+		lock_stat_acquired(ts, (unsigned)(h - ts->held));
 }
 
 /* A trylock cannot block, so it adds no edge into the lock; it is held
@@ -112,7 +115,9 @@ static inline void lock_acquired_by_trylock(struct thread_state *ts, const void 
 					    enum held_kind kind, uintptr_t ip, uint8_t attr)
 {
 	uint32_t class_id = unlikely(ts->next_subclass) ? lock_class_for_acquire(ts, lock, ip) : 0;
-	held_lock_push(ts, lock, kind, ip, class_id, attr | HELD_ATTR_TRYLOCK);
+	struct held_lock *h = held_lock_push(ts, lock, kind, ip, class_id, attr | HELD_ATTR_TRYLOCK);
+	if (unlikely(lock_stat_enabled) && h)
+		lock_stat_acquired(ts, (unsigned)(h - ts->held));
 }
 
 /* A recursive mutex this thread holds, taken again: one more reference on
@@ -145,10 +150,13 @@ static inline void lock_released(struct thread_state *ts, const void *lock, unsi
 	int i = held_lock_find(ts, lock, kind_mask);
 	if (likely(i >= 0)) {
 		struct held_lock *h = &ts->held[i];
-		if (unlikely(h->references > 1))
+		if (unlikely(h->references > 1)) {
 			h->references--;
-		else
+		} else {
+			if (unlikely(lock_stat_enabled))
+				lock_stat_released(ts, (unsigned)i);
 			held_lock_remove(ts, i);
+		}
 	} else {
 		lock_release_unheld(ts, lock, kind_mask, ip, type_name);
 	}
@@ -226,6 +234,8 @@ static inline void mutex_wait_begin(struct mutex_wait_frame *f, struct thread_st
 	f->was_held = i >= 0;
 	if (f->was_held) {
 		f->entry = ts->held[i];
+		if (unlikely(lock_stat_enabled))
+			lock_stat_released(ts, (unsigned)i);
 		held_lock_remove(ts, i);
 		/* The wake-up takes the mutex again behind the locks still
 		 * held: validate that order now, before the wait. */
@@ -243,8 +253,11 @@ static inline void mutex_wait_end(void *arg)
 	if (f->was_held) {
 		struct held_lock *h = held_lock_push(f->ts, f->entry.lock, HELD_MUTEX, f->entry.acquire_ip,
 						     f->entry.class_id, f->entry.attr);
-		if (h)
+		if (h) {
 			h->references = f->entry.references;
+			if (unlikely(lock_stat_enabled))
+				lock_stat_acquired(f->ts, (unsigned)(h - f->ts->held));
+		}
 	}
 }
 

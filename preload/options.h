@@ -20,6 +20,8 @@
 	X(seed, INT, 0, "seed of perturb: the same seed, the same delays") \
 	X(class_depth, INT, 3, "calling functions that tell apart the locks one init site makes (generic lock constructors); 0: the site alone") \
 	X(class_rules, STR, "", "class rules file: split:FUNCTION:DEPTH and merge:FUNCTION lines override class_depth for init sites in FUNCTION") \
+	X(lock_stat, INT, 0, "lock statistics per class (the kernel's /proc/lock_stat table), printed at exit") \
+	X(graph_path, STR, "", "write the lock dependency graph (Graphviz DOT) to this file at exit; %p becomes the pid") \
 	X(help, INT, 0, "print the options and their values at startup")
 
 struct tracer_options {

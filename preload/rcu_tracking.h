@@ -19,9 +19,11 @@ static inline void rcu_read_acquired(struct thread_state *ts, enum rcu_flavor fl
 				     enum rcu_flavor underlying, const void *domain, uintptr_t ip)
 {
 	uint32_t class_id = rcu_read_class(flavor, domain);
+	/* Counted first: liburcu's own nesting already says 1 (the real call
+	 * ran), and a section the wrapper saw is no inlined one of its own. */
+	ts->nesting[flavor]++;
 	lock_graph_acquire(ts, domain, class_id, ACQUIRE_RLOCK, ip);
 	held_lock_push(ts, domain, HELD_RCU_READ, ip, class_id, HELD_ATTR_RCU(flavor, underlying));
-	ts->nesting[flavor]++;
 }
 
 /* The innermost section of flavor (and SRCU domain) ends; at nesting 0

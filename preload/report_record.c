@@ -19,7 +19,7 @@ struct segment {
 	size_t len;
 	int items;
 };
-static struct segment header, locks, frames;
+static struct segment header, locks, frames, scratch;
 static struct segment *target = &header;
 static char record[RECORD_BUFFER_SIZE];
 static size_t record_len;
@@ -245,4 +245,34 @@ const char *record_end(size_t *len)
 				       (unsigned long long)bug_hash);
 	*len = record_len;
 	return record;
+}
+
+void record_frame_text(uintptr_t pc, char *buf, size_t size)
+{
+	scratch.len = 0;
+	scratch.items = 0;
+	begin_item(&scratch);
+	put_frame(pc, 1, 0);
+	int cut = item_cut;
+	end_item();
+	snprintf(buf, size, "%.*s", cut ? 0 : (int)scratch.len, scratch.text);
+	if (cut || !buf[0])
+		snprintf(buf, size, "{\"pc\":\"0x%lx\"}", (unsigned long)pc);
+}
+
+void record_json_escape(const char *s, char *buf, size_t size, size_t *len)
+{
+	for (; *s && *len + 8 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			buf[(*len)++] = '\\';
+			buf[(*len)++] = (char)c;
+		} else if (c < 0x20) {
+			*len += (size_t)snprintf(buf + *len, size - *len, "\\u%04x", c);
+		} else {
+			buf[(*len)++] = (char)c;
+		}
+	}
+	if (*len < size)
+		buf[*len] = 0;
 }

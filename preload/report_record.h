@@ -49,6 +49,11 @@ void record_site(uintptr_t pc, int return_address);
 void record_site_source(const char *file, int line);
 void record_frame(uintptr_t pc);
 void record_lock(const char *role, const void *address, const char *name, const char *kind, uintptr_t acquired_at);
+/* For the other records (lock_stat.c): one FRAME object for pc (a return
+ * address) into buf, NUL-terminated; and s escaped as a JSON string's
+ * contents, appended at buf + *len. */
+void record_frame_text(uintptr_t pc, char *buf, size_t size);
+void record_json_escape(const char *s, char *buf, size_t size, size_t *len);
 /* Finishes the record; returns it (a line ending in '\n') and its length. */
 const char *record_end(size_t *len);
 

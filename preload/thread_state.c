@@ -4,6 +4,7 @@
 #include "thread_state.h"
 #include "report.h"
 #include "lock_classes.h"
+#include "lock_stat.h"
 
 __thread struct thread_state tracer_thread __attribute__((tls_model("initial-exec")));
 
@@ -59,6 +60,8 @@ void held_lock_close_gap(struct thread_state *ts, unsigned i)
 		signal_fence();
 		to->kind = from->kind;
 		signal_fence();
+		if (ts->hold_stamps)
+			lock_stat_moved(ts, j, j + 1);
 	}
 }
 

@@ -100,6 +100,9 @@ struct thread_state {
 	uint8_t qsbr_offline;   /* registered with QSBR but offline */
 	uint8_t urcu_worker;    /* a thread liburcu made (call_rcu workers) */
 	uint8_t defer_registered[NR_URCU_FLAVORS];   /* rcu_defer_register_thread() */
+	uint8_t hold_stamps_gone; /* lock_stat: the thread's stamps were given back */
+	uint64_t *hold_stamps;  /* lock_stat=1: when each held[] entry was taken
+				   (a page of its own, not TLS: small stacks) */
 	struct held_lock held[MAX_LOCK_DEPTH];
 };
 
