@@ -224,3 +224,37 @@ Test(cli_graph, without_graphviz_writes_the_dot_and_says_so)
 	free(a);
 	cli_remove_dir(dir);
 }
+
+/* The tracer's own graph (graph_path) of a known program: lock_order abba
+ * takes A then B, then B then A: exactly those two edges, both red. Two
+ * runs merged: the same two edges, both pids in the label. */
+Test(cli_graph, the_graph_of_abba_has_exactly_its_edges_with_the_cycle_highlighted)
+{
+	char *dir = cli_temp_dir();
+	char *files[2];
+	for (int i = 0; i < 2; i++) {
+		char options[4400];
+		snprintf(options, sizeof(options), "graph_path=%s/graph%d.dot:exitcode=0", dir, i);
+		struct run_options o = { .preload = 1, .options = options };
+		struct run t = run_target("lock_order", "memb", "abba", &o);
+		cr_assert_eq(t.exit_code, 0, "%s", t.err);
+		run_free(&t);
+		cr_assert(asprintf(&files[i], "%s/graph%d.dot", dir, i) > 0);
+	}
+	struct run r = cli_env(0, NULL, "graph", files[0], NULL);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect_eq(count_of(r.out, " -> "), 2, "exactly two edges:\n%s", r.out);
+	const char *ab = strstr(r.out, "\t\"A\" -> \"B\" ["), *ba = strstr(r.out, "\t\"B\" -> \"A\" [");
+	cr_assert(ab && ba, "%s", r.out);
+	cr_expect(strstr(ab, "cycle=1") && strstr(ab, "cycle=1") < strchr(ab, '\n'), "A -> B in the cycle:\n%s", r.out);
+	cr_expect(strstr(ba, "cycle=1") && strstr(ba, "cycle=1") < strchr(ba, '\n'), "B -> A in the cycle:\n%s", r.out);
+	cr_expect(strstr(ab, "lock_order.c:18"), "the site of A -> B:\n%s", r.out);
+	run_free(&r);
+	r = cli_env(0, NULL, "graph", files[0], files[1], NULL);
+	cr_expect_eq(count_of(r.out, " -> "), 2, "%s", r.out);
+	cr_expect(strstr(r.out, "lock_order.memb (pids "), "%s", r.out);
+	run_free(&r);
+	free(files[0]);
+	free(files[1]);
+	cli_remove_dir(dir);
+}

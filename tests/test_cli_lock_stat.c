@@ -9,6 +9,7 @@
 #include "harness.h"
 
 /* Defined in test_cli.c. */
+const char *cli_target(const char *name);
 struct run cli_env(double timeout, const char *const *env, const char *arg, ...);
 char *cli_temp_dir(void);
 void cli_remove_dir(char *dir);
@@ -22,7 +23,7 @@ static char *lock_stat_record(int pid, const char *class, unsigned long contenti
 	char *r;
 	cr_assert(asprintf(&r,
 			   "{\"v\":1,\"kind\":\"lock_stat\",\"pid\":%d,\"comm\":\"prog\",\"time\":1796322000.5,"
-			   "\"class\":\"%s\",\"lock_kind\":\"mutex\",\"con_bounces\":%lu,\"contentions\":%lu,"
+			   "\"class\":\"%s\",\"lock_kind\":\"lock\",\"con_bounces\":%lu,\"contentions\":%lu,"
 			   "\"waittime_min\":%.2f,\"waittime_max\":%.2f,\"waittime_total\":%.2f,\"acq_bounces\":1,"
 			   "\"acquisitions\":%lu,\"holdtime_min\":0.10,\"holdtime_max\":9.00,\"holdtime_total\":%.2f,"
 			   "\"contention_points\":[%s],\"contending_points\":[]}\n",
@@ -116,7 +117,7 @@ Test(cli_lock_stat, report_sums_classes_over_processes_most_contended_first)
 
 	r = cli_env(0, NULL, "report", "--json", dir, NULL);
 	cr_expect(cli_json_valid(r.out), "%s", r.out);
-	const char *js = strstr(r.out, "\"class\": \"stats_lock\"");
+	const char *js = strstr(r.out, "\"name\": \"stats_lock\"");
 	cr_assert(js, "%s", r.out);
 	cr_expect(strstr(js, "\"processes\": 2,\n        \"con_bounces\": 27,\n        \"contentions\": 55,\n"
 			 "        \"waittime_min\": 0.25,\n        \"waittime_max\": 90.25,\n"
@@ -140,6 +141,47 @@ Test(cli_lock_stat, no_section_without_records)
 	run_free(&r);
 	r = cli_env(0, NULL, "report", "--json", dir, NULL);
 	cr_expect_null(strstr(r.out, "lock_statistics"), "%s", r.out);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+/* The tracer's own records (lock_stat=1): two threads fight for one mutex,
+ * each has a private one; two runs summed. */
+Test(cli_lock_stat, real_runs_contended_mutex_first_private_one_never, .timeout = 60)
+{
+	char *dir = cli_temp_dir();
+	for (int i = 0; i < 2; i++) {
+		char out[4300];
+		snprintf(out, sizeof(out), "%s/run%d", dir, i);
+		struct run r = cli_env(30, NULL, "run", "-o", out, "--option", "lock_stat=1", "--",
+				       cli_target("lock_contention.memb"), "two-threads-one-mutex", NULL);
+		cr_assert_eq(r.exit_code, 0, "%s", r.err);
+		run_free(&r);
+	}
+	struct run r = cli_env(0, NULL, "report", dir, NULL);
+	cr_expect_eq(r.exit_code, 0, "%s", r.out);
+	const char *section = strstr(r.out, "\nlock statistics: ");
+	cr_assert(section, "%s", r.out);
+	cr_expect(strstr(section, " in 2 processes"), "%s", section);
+	unsigned long contentions = 0, acquisitions = 0;
+	const char *shared = strstr(section, "shared_lock "), *private = strstr(section, "private_lock ");
+	cr_assert(shared && private, "%s", section);
+	cr_expect(shared < private, "the fought-over mutex first:\n%s", section);
+	double total, avg, max;
+	cr_assert_eq(sscanf(shared, "shared_lock %lu %lf %lf %lf %lu", &contentions, &total, &avg, &max, &acquisitions), 5,
+		     "%s", section);
+	cr_expect_gt(contentions, 0, "%s", section);
+	cr_expect_eq(acquisitions, 2 * 4000, "both runs summed:\n%s", section);
+	cr_expect(strstr(section, "shared_lock ") && strstr(strstr(section, "shared_lock ") + 1, "shared_lock "),
+		  "its top contention point under it:\n%s", section);
+	cr_assert_eq(sscanf(private, "private_lock %lu %lf %lf %lf %lu", &contentions, &total, &avg, &max, &acquisitions),
+		     5, "%s", section);
+	cr_expect_eq(contentions, 0, "nobody else takes it:\n%s", section);
+	cr_expect_eq(acquisitions, 2 * 2000, "%s", section);
+	run_free(&r);
+	r = cli_env(0, NULL, "report", "--json", dir, NULL);
+	cr_expect(cli_json_valid(r.out), "%s", r.out);
+	cr_expect(strstr(r.out, "\"name\": \"shared_lock\""), "%s", r.out);
 	run_free(&r);
 	cli_remove_dir(dir);
 }

@@ -18,15 +18,22 @@ static double time_of(const struct json_value *v, const char *key)
 	return json_member_number(v, key, &t) || t < 0 ? 0 : t;
 }
 
-static struct lock_stat_class *class_named(struct lock_stats *t, const char *name)
+/* A class, or one side of it: the kernel's "-W" and "-R" rows. */
+static struct lock_stat_class *class_named(struct lock_stats *t, const char *class_name, const char *kind)
 {
+	const char *side = !kind ? "" : !strcmp(kind, "write") ? "-W" : !strcmp(kind, "read") ? "-R" : "";
+	char *name = xasprintf("%s%s", class_name, side);
 	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].name, name))
+		if (!strcmp(t->v[i].name, name)) {
+			free(name);
 			return &t->v[i];
+		}
 	grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v));
 	struct lock_stat_class *c = &t->v[t->n++];
 	memset(c, 0, sizeof(*c));
-	c->name = xstrdup(name);
+	c->name = name;
+	c->class_name = xstrdup(class_name);
+	c->lock_kind = kind ? xstrdup(kind) : NULL;
 	return c;
 }
 
@@ -86,11 +93,9 @@ int lock_stats_add(struct lock_stats *t, const struct json_value *r, const char 
 	    json_member_number(r, "pid", &pid))
 		return -1;
 	count_process(t, log, pid);
-	struct lock_stat_class *c = class_named(t, name);
+	struct lock_stat_class *c = class_named(t, name, json_member_string(r, "lock_kind"));
 	t->records++;
 	c->records++;
-	if (!c->lock_kind && json_member_string(r, "lock_kind"))
-		c->lock_kind = xstrdup(json_member_string(r, "lock_kind"));
 	unsigned long long contentions = count_of(r, "contentions"), acquisitions = count_of(r, "acquisitions");
 	/* a minimum of a process that never waited (or never held) is no minimum */
 	if (contentions) {
@@ -158,6 +163,7 @@ void lock_stats_free(struct lock_stats *t)
 	for (size_t i = 0; i < t->n; i++) {
 		struct lock_stat_class *c = &t->v[i];
 		free(c->name);
+		free(c->class_name);
 		free(c->lock_kind);
 		free_points(c->contention_points, c->ncontention_points);
 		free_points(c->contending_points, c->ncontending_points);

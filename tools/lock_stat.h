@@ -4,7 +4,10 @@
  * class name, as the kernel's /proc/lock_stat counts them:
  *
  *   {"v":1,"kind":"lock_stat","pid":N,"comm":"prog","time":T,
- *    "class":"stats_lock","lock_kind":"mutex",
+ *    "class":"stats_lock","lock_kind":"lock",    (or "write" and "read": the two
+ *                                                 sides of a class taken both ways,
+ *                                                 each counted apart, as the kernel's
+ *                                                 "stats_lock-W" and "stats_lock-R")
  *    "con_bounces":N,"contentions":N,"waittime_min":F,"waittime_max":F,
  *    "waittime_total":F,"acq_bounces":N,"acquisitions":N,"holdtime_min":F,
  *    "holdtime_max":F,"holdtime_total":F,
@@ -32,8 +35,9 @@ struct lock_stat_point {
 };
 
 struct lock_stat_class {
-	char *name;
-	char *lock_kind;          /* of the first record; NULL when absent */
+	char *name;               /* as the kernel's table names it: "table_lock-W" */
+	char *class_name;         /* "table_lock" */
+	char *lock_kind;          /* "lock", "write", "read"; NULL when absent */
 	size_t records;           /* processes that reported this class */
 	unsigned long long con_bounces, contentions, acq_bounces, acquisitions;
 	double waittime_min, waittime_max, waittime_total;   /* min: over contended records */

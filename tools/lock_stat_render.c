@@ -24,10 +24,11 @@ void render_lock_stats_text(const struct lock_stats *t, struct strbuf *out)
 		sb_printf(out, "%40s %14llu %14.2f %14.2f %14.2f %14llu %14.2f %14.2f\n", c->name, c->contentions,
 			  c->waittime_total, average(c->waittime_total, c->contentions), c->waittime_max,
 			  c->acquisitions, c->holdtime_total, average(c->holdtime_total, c->acquisitions));
-		if (c->ncontention_points) {
-			/* the kernel's layout: the class again, the count, the site */
+		/* The kernel's layout: the class again, the count, the site. The
+		 * points are the class's, both sides': under the side that waited. */
+		if (c->ncontention_points && c->contentions) {
 			const struct lock_stat_point *p = &c->contention_points[0];
-			sb_printf(out, "%40s %14llu ", c->name, p->count);
+			sb_printf(out, "%40s %14llu ", c->class_name, p->count);
 			frame_render(&p->site, out);
 			sb_putc(out, '\n');
 		}
@@ -62,7 +63,8 @@ void render_lock_stats_json(const struct lock_stats *t, struct json *j)
 	for (size_t i = 0; i < listed(t); i++) {
 		const struct lock_stat_class *c = &t->v[i];
 		json_begin_object(j, NULL);
-		json_str(j, "class", c->name);
+		json_str(j, "name", c->name);
+		json_str(j, "class", c->class_name);
 		json_str(j, "lock_kind", c->lock_kind);
 		json_num(j, "processes", (long long)c->records);
 		json_num(j, "con_bounces", (long long)c->con_bounces);
