@@ -238,8 +238,8 @@ Test(cli, help_for_every_subcommand)
 	cr_expect_eq(r.exit_code, 0);
 	cr_expect(strstr(r.out, "usage: lockdep-rcu COMMAND"), "%s", r.out);
 	run_free(&r);
-	const char *cmds[] = { "run", "report", "stress" };
-	for (int i = 0; i < 3; i++) {
+	const char *cmds[] = { "run", "report", "stress", "graph" };
+	for (int i = 0; i < 4; i++) {
 		r = cli_env(0, NULL, cmds[i], "--help", NULL);
 		char expected[64];
 		snprintf(expected, sizeof(expected), "usage: lockdep-rcu %s", cmds[i]);
@@ -275,6 +275,11 @@ Test(cli, usage_errors)
 		  "tracer option 'exitcode' takes an integer, got 'many'" },
 		{ 2, { "stress", "--option", "bogus=1", "--", "/bin/true" }, "unknown tracer option 'bogus'" },
 		{ 2, { "stress", "--option", "seed=0x", "--", "/bin/true" }, "tracer option 'seed' takes an integer" },
+		{ 2, { "graph" }, "no graph file given" },
+		{ 2, { "graph", "--bogus", "x.dot" }, "unknown option --bogus" },
+		{ 2, { "graph", "-o" }, "-o needs a value" },
+		{ 2, { "graph", "-o", "x.png", "x.dot" }, "the output must end in .svg or .dot" },
+		{ 2, { "graph", "/nonexistent/graph.dot" }, "/nonexistent/graph.dot: cannot read: No such file" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char **a = cases[i].args;
@@ -295,16 +300,23 @@ Test(cli, run_accepts_every_tracer_option)
 	const char *p = strstr(t.err, "lockdep-rcu: options ");
 	cr_assert(p, "%s", t.err);
 	int names = 0;
+	/* "0" for a path would make a file "0" wherever the suite runs
+	 * (graph_path writes at every exit): paths go to a directory of ours */
+	char *dir = cli_temp_dir();
 	for (p = strchr(p, '\n'); p && p[1] == ' '; p = strchr(p + 1, '\n')) {
-		char name[64], kv[80];
+		char name[64], kv[4200];
 		cr_assert_eq(sscanf(p + 1, " %63s", name), 1);
-		snprintf(kv, sizeof(kv), "%s=0", name);
+		if (cli_ends_with(name, "_path"))
+			snprintf(kv, sizeof(kv), "%s=%s/0", name, dir);
+		else
+			snprintf(kv, sizeof(kv), "%s=0", name);
 		struct run r = cli_env(0, NULL, "run", "--option", kv, "--", "/bin/true", NULL);
 		cr_expect_eq(r.exit_code, 0, "%s: %s", kv, r.err);
 		run_free(&r);
 		names++;
 	}
 	cr_expect_geq(names, 10, "%s", t.err);
+	cli_remove_dir(dir);
 	run_free(&t);
 	/* a string option's value must fit the tracer's buffer */
 	char long_path[700] = "log_path=";

@@ -603,3 +603,149 @@ Test(cli, report_reads_a_log_of_70_mib_whole_in_bounded_memory, .timeout = 60)
 	free(demo_dir);
 	cli_remove_dir(dir);
 }
+
+/* ---- a stripped program: a symbol names only the addresses inside it ------- */
+
+/* The first line of a command's output (malloc'd), "" when none. */
+static char *first_line_of(const char *command)
+{
+	FILE *p = popen(command, "r");
+	cr_assert(p, "%s", command);
+	char line[4096] = "";
+	if (!fgets(line, sizeof(line), p))
+		line[0] = 0;
+	pclose(p);
+	line[strcspn(line, "\n")] = 0;
+	return strdup(line);
+}
+
+#define STRIPPED "symbolize_target_stripped"
+
+/* A report whose frames are offsets in build/tests/symbolize_target_stripped
+ * (stripped of .symtab and DWARF, linked -rdynamic: .dynsym has main and
+ * its size), as a text log and, with records, naming the module's path. */
+static void write_stripped_report(const char *dir, const char *module, unsigned long inside,
+				  unsigned long outside, int with_records)
+{
+	char *text, *path;
+	cr_assert(asprintf(&text,
+			   "\n=============================\nWARNING: suspicious RCU usage\nlockdep-rcu 0.1, pid 4242\n"
+			   "-----------------------------\n0x55550000%lx [" STRIPPED "+0x%lx] suspicious rcu_dereference() usage!\n\n"
+			   "stack backtrace:\nCPU: 0 PID: 4242 TID: 4242 Comm: stripped\nCall Trace:\n"
+			   " 0x55550000%lx [" STRIPPED "+0x%lx]\n 0x55550000%lx [" STRIPPED "+0x%lx]\n",
+			   outside, outside, outside, outside, inside, inside) > 0);
+	cr_assert(asprintf(&path, "%s/lockdep-rcu.4242.log", dir) > 0);
+	cli_write(path, text, strlen(text));
+	free(text);
+	if (with_records) {
+		char *record, *records_path;
+		cr_assert(asprintf(&record,
+				   "{\"v\":1,\"kind\":\"suspicious_rcu\",\"title\":\"WARNING: suspicious RCU usage\","
+				   "\"pid\":4242,\"tid\":4242,\"comm\":\"stripped\",\"time\":1.0,"
+				   "\"site\":{\"pc\":\"0x55550000%lx\",\"module\":\"%s\",\"offset\":\"0x%lx\"},"
+				   "\"message\":\"0x55550000%lx [" STRIPPED "+0x%lx] suspicious rcu_dereference() usage!\","
+				   "\"frames\":[{\"pc\":\"0x55550000%lx\",\"module\":\"%s\",\"offset\":\"0x%lx\"},"
+				   "{\"pc\":\"0x55550000%lx\",\"module\":\"%s\",\"offset\":\"0x%lx\"}],"
+				   "\"bug\":\"0123456789abcdef\"}\n",
+				   outside, module, outside, outside, outside, outside, module, outside, inside, module,
+				   inside) > 0);
+		cr_assert(asprintf(&records_path, "%s.jsonl", path) > 0);
+		cli_write(records_path, record, strlen(record));
+		free(record);
+		free(records_path);
+	}
+	free(path);
+}
+
+/* addr2line names any address after the nearest symbol before it: in a
+ * stripped program, an exported function kilobytes away. The report keeps
+ * such an address raw; one inside the function is named. */
+Test(cli, report_names_an_address_only_inside_its_symbol)
+{
+	char module[4096];
+	cr_assert(realpath(build_path("tests/symbolize_target_stripped"), module), "build it with make");
+	char *command;
+	cr_assert(asprintf(&command, "nm -D -S --defined-only '%s' | awk '$4 == \"main\" { print $1, $2 }'", module) > 0);
+	char *extent = first_line_of(command);
+	free(command);
+	unsigned long start = 0, size = 0;
+	cr_assert_eq(sscanf(extent, "%lx %lx", &start, &size), 2, "main in .dynsym: '%s'", extent);
+	free(extent);
+	/* return addresses: the report looks up the byte before */
+	unsigned long inside = start + 0x11, outside = start + size + 0x41;
+	cr_assert(asprintf(&command, "addr2line -f -e '%s' 0x%lx", module, outside - 1) > 0);
+	char *named = first_line_of(command);
+	free(command);
+	cr_assert_str_eq(named, "main", "the trap the report must not fall into: addr2line calls 0x%lx main", outside - 1);
+	free(named);
+
+	for (int with_records = 0; with_records < 2; with_records++) {
+		char *dir = cli_temp_dir();
+		write_stripped_report(dir, module, inside, outside, with_records);
+		char symbols[4096];
+		snprintf(symbols, sizeof(symbols), "%s", build_path("tests"));
+		struct run r = cli_env(0, NULL, "report", "--symbols", symbols, dir, NULL);
+		cr_expect_eq(r.exit_code, 1, "%s", r.err);
+		char raw[256], in_main[256];
+		snprintf(raw, sizeof(raw), "\n 0x55550000%lx [symbolize_target_stripped+0x%lx]\n", outside, outside);
+		snprintf(in_main, sizeof(in_main), "\n main [symbolize_target_stripped+0x%lx]\n", inside);
+		cr_expect(strstr(r.out, raw), "%s: the address past main stays raw:\n%s",
+			  with_records ? "records" : "text", r.out);
+		cr_expect(strstr(r.out, in_main), "%s: the address inside main is named:\n%s",
+			  with_records ? "records" : "text", r.out);
+		cr_expect_eq(count_of(r.out, "main ["), 1, "main names no other frame:\n%s", r.out);
+		run_free(&r);
+		cli_remove_dir(dir);
+	}
+}
+
+/* The same in a real run: the demo built -rdynamic and stripped, so .dynsym
+ * holds main and _start and the static functions before main have no
+ * symbol. The tracer's records and the report leave them raw (addr2line
+ * would call them _start); main is named. */
+Test(cli, stripped_program_static_functions_stay_raw_in_records_and_report)
+{
+	char *dir = cli_temp_dir(), *command;
+	cr_assert(asprintf(&command,
+			   "cc -O1 -g -pthread -Iinclude -Itests/targets -rdynamic tests/targets/demo_buggy_cache.c "
+			   "-o '%s/demo' -lurcu-memb -lurcu-common && strip '%s/demo'", dir, dir) > 0);
+	cr_assert_eq(system(command), 0, "%s", command);
+	free(command);
+	char program[4200];
+	snprintf(program, sizeof(program), "%s/demo", dir);
+	run_into(dir, "logs", program, NULL);
+	char logs[4300];
+	snprintf(logs, sizeof(logs), "%s/logs", dir);
+	char *log = log_of(logs), *records_path;
+	cr_assert(asprintf(&records_path, "%s.jsonl", log) > 0);
+	char *records = cli_read(records_path);
+	cr_assert(records, "%s", records_path);
+	/* the deref site: a static function, "0x... [demo+0xOFF]" */
+	struct run r = cli_env(0, NULL, "report", logs, NULL);
+	const char *site = strstr(r.out, "\n#2 WARNING: suspicious RCU usage\n   0x");
+	if (!site)
+		site = strstr(r.out, "\n#1 WARNING: suspicious RCU usage\n   0x");
+	cr_assert(site, "the site stays raw:\n%s", r.out);
+	unsigned long offset = 0;
+	const char *plus = strstr(site, "[demo+0x");
+	cr_assert(plus && sscanf(plus, "[demo+0x%lx]", &offset) == 1, "%s", r.out);
+	cr_assert(asprintf(&command, "addr2line -f -e '%s' 0x%lx", program, offset - 1) > 0);
+	char *named = first_line_of(command);
+	free(command);
+	cr_expect_str_neq(named, "??", "precondition: addr2line names it from .dynsym (%s)", named);
+	char *wrong;
+	cr_assert(asprintf(&wrong, "%s [demo+0x", named) > 0);
+	cr_expect_null(strstr(r.out, wrong), "the report does not call it %s:\n%s", named, r.out);
+	cr_expect(strstr(r.out, "\n main+0x"), "main, in .dynsym, is named:\n%s", r.out);
+	char frame[128];
+	snprintf(frame, sizeof(frame), "\"offset\":\"0x%lx\"}", offset);
+	cr_expect(strstr(records, frame), "the record's frame has no function: %s", records);
+	cr_expect(strstr(records, "\"function\":\"main\""), "%s", records);
+	free(wrong);
+	free(named);
+	run_free(&r);
+	free(records);
+	free(records_path);
+	free(log);
+	cli_remove_dir(dir);
+}

@@ -8,6 +8,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
 
 /* Exit statuses of report and stress (and of lockdep-rcu itself). */
 enum { EXIT_CLEAN = 0, EXIT_FOUND = 1, EXIT_USAGE = 2 };

@@ -6,8 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "collect.h"
+#include "bug_key.h"
 #include "logfile.h"
-#include "splat_key.h"
+#include "record.h"
 #include "symbolizer.h"
 #include "../preload/suppressions.h"
 
@@ -52,6 +53,12 @@ static size_t run_of(struct collection *c, const char *file)
 	return c->last_run = c->nruns++;
 }
 
+/* The records of one log, waiting for their text. */
+struct pending {
+	struct splat s;
+	int done;                 /* paired with its text (or added without) */
+};
+
 struct scan_ctx {
 	struct collection *c;
 	const char *file;
@@ -60,22 +67,109 @@ struct scan_ctx {
 	size_t tracer_lines;
 	size_t *seen;                   /* messages already counted for this log */
 	size_t nseen, seen_cap;
+	struct pending *pending;        /* the log's records, in order */
+	size_t npending, pending_cap, next_pending;
+	size_t bad_records;             /* records that are not one (no kind, title...) */
 };
+
+#define MAX_MODULE_PATHS 4096
+
+static void remember_module(struct collection *c, const struct frame *f)
+{
+	if (!f->module_path || c->nmodule_paths == MAX_MODULE_PATHS)
+		return;
+	for (size_t i = c->nmodule_paths; i-- > 0;)
+		if (!strcmp(c->module_paths[i], f->module_path))
+			return;
+	grow(&c->module_paths, &c->module_paths_cap, c->nmodule_paths + 1, sizeof(*c->module_paths));
+	c->module_paths[c->nmodule_paths++] = xstrdup(f->module_path);
+}
+
+static void remember_modules(struct collection *c, const struct splat *s)
+{
+	if (s->has_site)
+		remember_module(c, &s->site);
+	for (size_t i = 0; i < s->ntrace; i++)
+		remember_module(c, &s->trace[i]);
+	for (size_t i = 0; i < s->nlocks; i++)
+		if (s->locks[i].has_at)
+			remember_module(c, &s->locks[i].at);
+}
+
+static void on_record(const struct json_value *v, void *ctx)
+{
+	struct scan_ctx *x = ctx;
+	if (!strcmp(json_member_string(v, "kind"), "lock_stat")) {
+		x->bad_records += lock_stats_add(&x->c->lock_stats, v, x->file) != 0;
+		return;
+	}
+	if (!json_member_string(v, "title")) {
+		/* a report without its title is damaged; another kind of record
+		 * (of a later tracer) is none of this version's business */
+		x->bad_records += splat_is_report_kind(json_member_string(v, "kind"));
+		return;
+	}
+	grow(&x->pending, &x->pending_cap, x->npending + 1, sizeof(*x->pending));
+	struct pending *p = &x->pending[x->npending];
+	if (record_read_report(v, &p->s)) {
+		x->bad_records++;
+		return;
+	}
+	p->done = 0;
+	x->npending++;
+	remember_modules(x->c, &p->s);
+}
+
+static void add_splat(struct scan_ctx *x, struct splat *s)
+{
+	if (x->run == (size_t)-1)
+		x->run = run_of(x->c, x->file);
+	int pid = s->pid;
+	x->c->from_records += s->from_record;
+	char *key = bug_key(s);
+	group_add(&x->c->groups, key, s, x->file, x->run, pid);
+	x->c->splats++;
+}
+
+/* The record of a report's text: the next one of the same process and
+ * title (records and texts are written in the same order, a process's
+ * records one after the other even when processes share a log). */
+static struct pending *record_of(struct scan_ctx *x, const char *text, size_t len)
+{
+	char *title;
+	int pid;
+	if (x->next_pending >= x->npending || splat_text_identity(text, len, &title, &pid))
+		return NULL;
+	struct pending *found = NULL;
+	for (size_t i = x->next_pending; i < x->npending && !found; i++) {
+		struct pending *p = &x->pending[i];
+		if (!p->done && p->s.pid == pid && !strcmp(p->s.title, title))
+			found = p;
+	}
+	free(title);
+	while (x->next_pending < x->npending && x->pending[x->next_pending].done)
+		x->next_pending++;
+	return found;
+}
 
 static void on_splat(const char *text, size_t len, void *ctx)
 {
 	struct scan_ctx *x = ctx;
+	struct pending *p = record_of(x, text, len);
+	if (p) {
+		p->done = 1;
+		splat_attach_text(&p->s, text, len);
+		add_splat(x, &p->s);
+		while (x->next_pending < x->npending && x->pending[x->next_pending].done)
+			x->next_pending++;
+		return;
+	}
 	struct splat s;
-	if (x->run == (size_t)-1)
-		x->run = run_of(x->c, x->file);
 	if (splat_parse(text, len, &s)) {
 		x->bad++;
 		return;
 	}
-	int pid = s.pid;
-	char *key = splat_key(&s);
-	group_add(&x->c->groups, key, &s, x->file, x->run, pid);
-	x->c->splats++;
+	add_splat(x, &s);
 }
 
 #define MAX_TRACER_MESSAGES 64
@@ -143,45 +237,125 @@ static int cannot_read(struct collection *c, const char *path, int explicit, con
 	return 0;
 }
 
+/* Whether the file open on fd was read already (and remembers it). */
+static int read_before(struct collection *c, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return 0;
+	for (size_t i = 0; i < c->nread; i++)
+		if (c->read[i].dev == st.st_dev && c->read[i].ino == st.st_ino)
+			return 1;
+	grow(&c->read, &c->read_cap, c->nread + 1, sizeof(*c->read));
+	c->read[c->nread++] = (struct file_id){ st.st_dev, st.st_ino };
+	return 0;
+}
+
+static void note_count(struct collection *c, const char *path, size_t n, const char *one, const char *many)
+{
+	if (!n)
+		return;
+	char *what = xasprintf(n == 1 ? one : many, n);
+	collection_note(c, path, what);
+	free(what);
+}
+
+/* Reads a records file into x->pending (and the lock statistics). 1 when
+ * it was read, 0 when there is none or it cannot be read (noted). */
+static int read_records(struct scan_ctx *x, const char *path)
+{
+	struct records_scan scan;
+	const char *why;
+	if (records_file_read(path, on_record, x, &scan, &why)) {
+		char *what = xasprintf("cannot read: %s; its log is read without it", why);
+		collection_note(x->c, path, what);
+		free(what);
+		return 0;
+	}
+	note_count(x->c, path, scan.cut, "a record cut short (a process killed while writing it?), skipped",
+		   "%zu records cut short, skipped");
+	note_count(x->c, path, scan.garbage + x->bad_records, "a line that is not a record skipped",
+		   "%zu lines that are not records skipped");
+	return 1;
+}
+
+/* The records whose report the log does not hold (the log cut short, or
+ * lost): printed from their records. Returns how many. */
+static size_t add_unpaired(struct scan_ctx *x)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < x->npending; i++) {
+		struct pending *p = &x->pending[i];
+		if (p->done)
+			continue;
+		p->done = 1;
+		splat_make_text(&p->s);
+		add_splat(x, &p->s);
+		n++;
+	}
+	return n;
+}
+
+static void scan_ctx_free(struct scan_ctx *x)
+{
+	for (size_t i = 0; i < x->npending; i++)
+		if (!x->pending[i].done)
+			splat_free(&x->pending[i].s);
+	free(x->pending);
+	free(x->seen);
+}
+
 static int collect_log(struct collection *c, const char *path, int explicit, const char **why)
 {
 	const char *open_why;
 	int fd = log_file_open(path, explicit, &open_why);
 	if (fd < 0)
 		return cannot_read(c, path, explicit, open_why, why);
+	if (read_before(c, fd)) {
+		close(fd);
+		return 0;
+	}
 	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
+	char *records_path = xasprintf("%s%s", path, RECORDS_SUFFIX);
+	struct stat st;
+	size_t lock_stats_before = c->lock_stats.records;
+	int has_records = lstat(records_path, &st) == 0 && S_ISREG(st.st_mode) && read_records(&x, records_path);
 	struct log_callbacks cb = { on_splat, on_tracer_line };
 	struct log_file log;
 	int failed = log_file_read(fd, 0, &cb, &x, &log);
 	int read_errno = errno;
 	close(fd);
-	free(x.seen);
+	size_t from_records_only = add_unpaired(&x);
+	scan_ctx_free(&x);
 	struct log_scan scan = log.scan;
+	int status = 0;
 	if (failed) {
 		if (explicit) {
 			*why = strerror(read_errno);
-			return -1;
+			status = -1;
+			goto out;
 		}
 		char *what = xasprintf("cannot read past byte %llu: %s; the rest skipped", log.bytes,
 				       strerror(read_errno));
 		collection_note(c, path, what);
 		free(what);
 	}
-	if (log.binary) {
+	int recorded = from_records_only || c->lock_stats.records > lock_stats_before;
+	if (log.binary && !recorded) {
 		collection_note(c, path, "binary data, not a log: skipped");
-		return 0;
+		goto out;
 	}
-	if (log.bytes == 0 && !failed) {
+	if (log.bytes == 0 && !failed && !recorded) {
 		collection_note(c, path, "empty file, skipped");
-		return 0;
+		goto out;
 	}
-	if (!scan.splats && !scan.truncated && !scan.summaries && !x.tracer_lines) {
+	if (!scan.splats && !scan.truncated && !scan.summaries && !x.tracer_lines && !recorded) {
 		/* Not a tracer log: the tracer creates its log when it first writes.
 		 * Other files in a log directory (notes, suppressions) are skipped
 		 * silently; one named on the command line deserves a word. */
 		if (explicit)
 			collection_note(c, path, "no lockdep-rcu output in it");
-		return 0;
+		goto out;
 	}
 	if (x.run == (size_t)-1)
 		run_of(c, path);   /* a log with only a summary or tracer lines is a run too */
@@ -189,14 +363,50 @@ static int collect_log(struct collection *c, const char *path, int explicit, con
 	c->tracer_suppressed += scan.suppressed;
 	if (log.garbage)
 		note_garbage(c, path, &log);
+	/* A report cut short in the text whose record is whole is not lost. */
 	size_t cut = scan.truncated + x.bad;
-	if (cut) {
+	size_t lost = cut > from_records_only ? cut - from_records_only : 0;
+	size_t complete = scan.splats - x.bad;
+	if (lost) {
 		char *what = xasprintf("%zu report%s cut short (a process killed mid-report?), skipped; "
 				       "%zu complete report%s read",
-				       cut, cut == 1 ? "" : "s", scan.splats - x.bad, scan.splats - x.bad == 1 ? "" : "s");
+				       lost, lost == 1 ? "" : "s", complete, complete == 1 ? "" : "s");
 		collection_note(c, path, what);
 		free(what);
 	}
+	if (has_records)
+		note_count(c, path, from_records_only,
+			   "a report cut short or missing in the log: read from its record",
+			   "%zu reports cut short or missing in the log: read from their records");
+out:
+	free(records_path);
+	return status;
+}
+
+/* A records file whose log is gone: its reports are printed from their
+ * records. */
+static int collect_records_alone(struct collection *c, const char *path, int explicit, const char **why)
+{
+	const char *open_why;
+	int fd = log_file_open(path, explicit, &open_why);
+	if (fd < 0)
+		return cannot_read(c, path, explicit, open_why, why);
+	int again = read_before(c, fd);
+	close(fd);
+	if (again)
+		return 0;
+	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
+	size_t lock_stats_before = c->lock_stats.records;
+	if (read_records(&x, path)) {
+		size_t n = add_unpaired(&x);
+		if (n || c->lock_stats.records > lock_stats_before) {
+			run_of(c, path);
+			c->logs++;
+			note_count(c, path, n, "its log is missing: a report read from its record",
+				   "its log is missing: %zu reports read from their records");
+		}
+	}
+	scan_ctx_free(&x);
 	return 0;
 }
 
@@ -241,6 +451,21 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* A records file is read with its log, not on its own: both name the
+ * same reports. */
+static int collect_records_file(struct collection *c, const char *path, int explicit, const char **why)
+{
+	char *log = xstrndup(path, strlen(path) - strlen(RECORDS_SUFFIX));
+	struct stat st;
+	int status;
+	if (lstat(log, &st) == 0 && S_ISREG(st.st_mode))
+		status = explicit ? collect_log(c, log, 1, why) : 0;   /* a walk meets the log itself */
+	else
+		status = collect_records_alone(c, path, explicit, why);
+	free(log);
+	return status;
+}
+
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);
@@ -276,6 +501,8 @@ static int walk(struct collection *c, const char *dir, int depth, const char **w
 					walk(c, path, depth + 1, why);
 				else if (S_ISREG(st.st_mode) && is_record(name))
 					collect_record(c, path, 0, why);
+				else if (S_ISREG(st.st_mode) && ends_with(name, RECORDS_SUFFIX))
+					collect_records_file(c, path, 0, why);
 				else if (S_ISREG(st.st_mode) && !ends_with(name, ".out"))
 					collect_log(c, path, 0, why);   /* .out: program output kept by stress */
 			}
@@ -321,6 +548,8 @@ int collect_path(struct collection *c, const char *path, const char **why)
 		return walk(c, path, 0, why);
 	if (is_record(path))
 		return collect_record(c, path, 1, why);
+	if (ends_with(path, RECORDS_SUFFIX))
+		return collect_records_file(c, path, 1, why);
 	return collect_log(c, path, 1, why);
 }
 
@@ -328,6 +557,7 @@ int collect_path(struct collection *c, const char *path, const char **why)
 
 struct frame_ref {
 	struct frame *frame;
+	const char *path;             /* the module as mapped, when known */
 	struct sym_request *req;
 };
 
@@ -336,21 +566,35 @@ static void note_cb(const char *message, void *ctx)
 	collection_note(ctx, "symbolization", message);
 }
 
+/* Frames of one object: by its path when known, else by its name. */
 static int by_module_offset(const void *a, const void *b)
 {
-	const struct frame *x = ((const struct frame_ref *)a)->frame, *y = ((const struct frame_ref *)b)->frame;
-	int m = strcmp(x->module, y->module);
+	const struct frame_ref *x = a, *y = b;
+	int m = strcmp(x->path ? x->path : x->frame->module, y->path ? y->path : y->frame->module);
 	if (m)
 		return m;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
+	return x->frame->offset < y->frame->offset ? -1 : x->frame->offset > y->frame->offset;
 }
 
-static void want(struct frame_ref **refs, size_t *n, size_t *cap, struct frame *f)
+/* Where the process had the frame's module: its record says; for a frame
+ * of a text-only log, a record of another process that mapped an object
+ * of that name. */
+static const char *module_path_of(const struct collection *c, const struct frame *f)
+{
+	if (f->module_path)
+		return f->module_path;
+	for (size_t i = 0; i < c->nmodule_paths; i++)
+		if (!strcmp(path_basename(c->module_paths[i]), f->module))
+			return c->module_paths[i];
+	return NULL;
+}
+
+static void want(const struct collection *c, struct frame_ref **refs, size_t *n, size_t *cap, struct frame *f)
 {
 	if (!f->has_offset || f->function || !f->module || !f->offset)
 		return;
 	grow(refs, cap, *n + 1, sizeof(**refs));
-	(*refs)[(*n)++] = (struct frame_ref){ f, NULL };
+	(*refs)[(*n)++] = (struct frame_ref){ f, module_path_of(c, f), NULL };
 }
 
 static void symbolize_groups(struct collection *c, const struct collect_options *o)
@@ -359,12 +603,13 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 	size_t n = 0, cap = 0;
 	for (size_t g = 0; g < c->groups.n; g++) {
 		struct splat *s = &c->groups.v[g]->rep;
-		if (s->site_has_frame)
-			want(&refs, &n, &cap, &s->site);
+		if (s->has_site)
+			want(c, &refs, &n, &cap, &s->site);
 		for (size_t i = 0; i < s->ntrace; i++)
-			want(&refs, &n, &cap, &s->trace[i]);
-		for (size_t i = 0; i < s->nheld; i++)
-			want(&refs, &n, &cap, &s->held[i].frame);
+			want(c, &refs, &n, &cap, &s->trace[i]);
+		for (size_t i = 0; i < s->nlocks; i++)
+			if (s->locks[i].has_at)
+				want(c, &refs, &n, &cap, &s->locks[i].at);
 	}
 	if (!n)
 		return;
@@ -376,6 +621,7 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || by_module_offset(&refs[i - 1], &refs[i])) {
 			reqs[nreq].module = refs[i].frame->module;
+			reqs[nreq].path = refs[i].path;
 			/* frames are return addresses: the call is the byte before */
 			reqs[nreq].address = refs[i].frame->offset - 1;
 			ptrs[nreq] = &reqs[nreq];
@@ -387,6 +633,7 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 	symbolizer_init(&sym, note_cb, c);
 	for (size_t i = 0; i < o->nsymbol_dirs; i++)
 		symbolizer_add_dir(&sym, o->symbol_dirs[i]);
+	sym.ndirs_first = sym.ndirs;
 	for (size_t r = 0; r < c->nruns; r++)
 		if (c->runs[r].has_record && c->runs[r].record.program) {
 			char *dir = dir_of(c->runs[r].record.program);
@@ -402,8 +649,10 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 			continue;
 		f->symbolized = 1;
 		f->function = r->function ? xstrdup(r->function) : NULL;
-		free(f->source);
-		f->source = r->source ? xstrdup(r->source) : NULL;
+		if (r->source) {
+			free(f->source);
+			f->source = xstrdup(r->source);
+		}
 		f->inlined = r->inlined ? xstrdup(r->inlined) : NULL;
 	}
 	for (size_t i = 0; i < nreq; i++)
@@ -423,17 +672,19 @@ static void add_name(const char ***names, size_t *n, size_t *cap, const char *na
 }
 
 /* The function names a suppression pattern is matched against: every frame
- * of the Call Trace (inlined functions too) and, since a thread-end report's
- * stack is only start_thread, where each held lock was taken. */
+ * of the Call Trace (inlined functions too), the site and, since a
+ * thread-end report's stack is only start_thread, where each lock was
+ * taken. */
 static int suppressed(const struct splat *s)
 {
 	const char **names = NULL;
 	size_t n = 0, cap = 0;
 	char **split = NULL;
 	size_t nsplit = 0, split_cap = 0;
-	for (size_t i = 0; i <= s->ntrace + s->nheld; i++) {
-		const struct frame *f = i < s->ntrace ? &s->trace[i] : i < s->ntrace + s->nheld ?
-			&s->held[i - s->ntrace].frame : (s->site_has_frame ? &s->site : NULL);
+	for (size_t i = 0; i <= s->ntrace + s->nlocks; i++) {
+		const struct frame *f = i < s->ntrace ? &s->trace[i] :
+			i < s->ntrace + s->nlocks ? (s->locks[i - s->ntrace].has_at ? &s->locks[i - s->ntrace].at : NULL) :
+			(s->has_site ? &s->site : NULL);
 		if (!f)
 			continue;
 		add_name(&names, &n, &cap, f->function);
@@ -457,9 +708,10 @@ void collection_finish(struct collection *c, const struct collect_options *o)
 {
 	if (o->symbolize) {
 		symbolize_groups(c, o);
-		group_table_rekey(&c->groups, splat_key);
+		group_table_rekey(&c->groups, bug_key);
 	}
 	group_table_finish(&c->groups);
+	lock_stats_finish(&c->lock_stats);
 	c->suppressed = 0;
 	for (size_t g = 0; g < c->groups.n; g++) {
 		struct group *gr = c->groups.v[g];
@@ -548,5 +800,10 @@ void collection_free(struct collection *c)
 	for (size_t i = 0; i < c->nmessages; i++)
 		free(c->messages[i].line);
 	free(c->messages);
+	lock_stats_free(&c->lock_stats);
+	free(c->read);
+	for (size_t i = 0; i < c->nmodule_paths; i++)
+		free(c->module_paths[i]);
+	free(c->module_paths);
 	memset(c, 0, sizeof(*c));
 }

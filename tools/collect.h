@@ -1,14 +1,19 @@
-/* The report engine shared by `report` and `stress`: reads log files and
- * run records, groups the splats, then symbolizes and applies suppressions.
+/* The report engine shared by `report` and `stress`: reads log files, the
+ * records beside them and run records, groups the splats, then symbolizes
+ * and applies suppressions. A log's records (`<log>.jsonl`, record.h) say
+ * what each report is about; the log's text is what is printed. A log
+ * without records (captured stderr) is read from its text alone.
  * Runs: every directory holding logs or a run record is one run (what
- * `run -o DIR` and each `stress` run write); processes: the pids in the
- * splats' header lines, per run. Nothing here prints: problems with files
- * become notes, which the commands print. */
+ * `run -o DIR` and each `stress` run write); processes: the pids of the
+ * reports, per run. Nothing here prints: problems with files become
+ * notes, which the commands print. */
 #ifndef LOCKDEP_RCU_COLLECT_H
 #define LOCKDEP_RCU_COLLECT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include "group.h"
+#include "lock_stat.h"
 #include "runrec.h"
 
 /* How deep directories are walked. */
@@ -26,12 +31,26 @@ struct tracer_message {
 	size_t logs;              /* in how many logs */
 };
 
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct collection {
 	struct group_table groups;
+	struct lock_stats lock_stats;   /* from lock_stat records */
 	struct run_info *runs;
 	size_t nruns, runs_cap, last_run;
 	size_t logs;              /* log files read */
 	size_t splats;            /* complete splats read */
+	size_t from_records;      /* of them, told by their records */
+	struct file_id *read;     /* logs read: a log and its records named
+				   * both, or twice, are read once */
+	size_t nread, read_cap;
+	char **module_paths;      /* objects as the processes had them mapped
+				   * (records' frames): where to find the
+				   * modules of text-only frames too */
+	size_t nmodule_paths, module_paths_cap;
 	unsigned long tracer_suppressed;   /* counted by the tracer in SUMMARY lines */
 	size_t suppressed;        /* splats suppressed here (set by collection_finish) */
 	char **notes;             /* one line each, about a file */
@@ -41,8 +60,8 @@ struct collection {
 };
 
 void collection_init(struct collection *c);
-/* A log file, a run record, or a directory (walked), named on the command
- * line. Returns 0, or -1 with *why when path itself cannot be read: missing,
+/* A log file (with its records), a records file (the same as its log), a
+ * run record, or a directory (walked), named on the command line. Returns 0, or -1 with *why when path itself cannot be read: missing,
  * not permitted, or not a regular file or directory (a FIFO, a device, a
  * socket: never opened, never read). Files in a walked directory that
  * cannot be read get a note; special files there are skipped silently. */

@@ -1,4 +1,4 @@
-/* Splats grouped by key (splat_key.h), with where each group occurred.
+/* Splats grouped by key (bug_key.h), with where each group occurred.
  * Pure logic: a hash table of groups, each owning one representative
  * splat (the first seen) and the (run, pid) of every occurrence. */
 #ifndef LOCKDEP_RCU_GROUP_H

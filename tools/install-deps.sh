@@ -10,6 +10,7 @@ packages=(
 	libunwind8          # a test host linked with libunwind (the tracer unwinds with libgcc)
 	binutils            # objcopy/strip/addr2line: symbolizer tests, report's file:line
 	libc6-dbg           # file:line of libc frames (separate, compressed debug file)
+	graphviz            # dot: lockdep-rcu graph renders the dependency graph as SVG
 	knot knot-dnsutils knot-dnssecutils dnsperf   # a real liburcu program in the suite
 	procps              # pkill/ps used by the Knot harness
 	# The real-program harnesses (tests/<prog>/run-<prog>.sh): the programs

@@ -99,3 +99,9 @@ void json_bool(struct json *j, const char *key, int value)
 	member(j, key);
 	sb_puts(j->out, value ? "true" : "false");
 }
+
+void json_raw_number(struct json *j, const char *key, const char *number)
+{
+	member(j, key);
+	sb_puts(j->out, number);
+}

@@ -24,5 +24,7 @@ void json_end_array(struct json *j);
 void json_str(struct json *j, const char *key, const char *value);   /* NULL value: null */
 void json_num(struct json *j, const char *key, long long value);
 void json_bool(struct json *j, const char *key, int value);
+/* A number already formatted ("12.50"): the caller vouches it is valid JSON. */
+void json_raw_number(struct json *j, const char *key, const char *number);
 
 #endif

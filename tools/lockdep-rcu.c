@@ -1,6 +1,7 @@
 /* lockdep-rcu: the command line. run preloads the tracer into a program,
  * report groups the splats of many logs into bugs, stress runs a program
- * many times to shake out rare interleavings. One file per subcommand
+ * many times to shake out rare interleavings, graph draws the lock
+ * dependency graphs the tracer wrote. One file per subcommand
  * (cmd_*.c); the logic they share is in files of their own. */
 #include <stdio.h>
 #include <string.h>
@@ -17,9 +18,12 @@ static void usage(FILE *f)
 		"  run [-o DIR] [--option K=V]... -- PROGRAM [ARGS...]\n"
 		"        run PROGRAM with the tracer preloaded\n"
 		"  report [--json] [--no-symbolize] LOG-OR-DIR...\n"
-		"        group the reports of many logs into bugs, most frequent first\n"
+		"        group the reports of many logs into bugs, most frequent first, and\n"
+		"        show the most contended locks\n"
 		"  stress [-n RUNS] [-j JOBS] [--timeout S] [--seed N] [--perturb] -- PROGRAM [ARGS...]\n"
 		"        run PROGRAM many times and report on all the runs\n"
+		"  graph [-o OUT.svg|OUT.dot] FILE...\n"
+		"        merge the lock dependency graphs of processes and runs, draw them\n"
 		"\n"
 		"lockdep-rcu COMMAND --help describes each; --version prints the version.\n");
 }
@@ -45,6 +49,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 2, argv + 2);
 	if (!strcmp(cmd, "stress"))
 		return cmd_stress(argc - 2, argv + 2);
+	if (!strcmp(cmd, "graph"))
+		return cmd_graph(argc - 2, argv + 2);
 	fprintf(stderr, "lockdep-rcu: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "render.h"
 #include "json.h"
+#include "lock_stat_render.h"
 #include "version.h"
 
 #define MAX_LISTED_RUNS 10   /* hung or crashed runs listed by name in the text */
@@ -109,6 +110,8 @@ void render_text(const struct collection *c, struct strbuf *out)
 		sb_puts(out, "\n\n");
 		splat_render(s, out);
 	}
+	if (c->lock_stats.n)
+		render_lock_stats_text(&c->lock_stats, out);
 	if (hangs) {
 		sb_printf(out, "\n%zu run%s hung (killed after the timeout; a splat printed before a hang explains the deadlock):\n",
 			  hangs, plural(hangs));
@@ -132,6 +135,8 @@ static void json_frame(struct json *j, const struct frame *f)
 	json_str(j, "text", f->text);
 	json_str(j, "function", f->function && strcmp(f->function, "??") ? f->function : NULL);
 	json_str(j, "module", f->module);
+	if (f->module_path)
+		json_str(j, "module_path", f->module_path);
 	if (f->has_offset) {
 		char off[32];
 		snprintf(off, sizeof(off), "0x%lx", f->offset);
@@ -159,6 +164,7 @@ void render_json(const struct collection *c, struct strbuf *out)
 	json_num(&j, "logs", (long long)c->logs);
 	json_num(&j, "hangs", (long long)collection_hangs(c));
 	json_num(&j, "crashes", (long long)collection_crashes(c));
+	json_num(&j, "from_records", (long long)c->from_records);
 	json_begin_array(&j, "groups");
 	for (size_t g = 0; g < c->groups.n; g++) {
 		const struct group *gr = c->groups.v[g];
@@ -188,6 +194,8 @@ void render_json(const struct collection *c, struct strbuf *out)
 		json_end_object(&j);
 	}
 	json_end_array(&j);
+	if (c->lock_stats.n)
+		render_lock_stats_json(&c->lock_stats, &j);
 	json_begin_array(&j, "failed_runs");
 	for (size_t i = 0; i < c->nruns; i++) {
 		const struct run_info *r = &c->runs[i];

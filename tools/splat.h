@@ -1,22 +1,25 @@
-/* One splat taken apart: title, kind, pid, the site line, the frames of its
- * Call Trace and of its held-lock lines. Pure logic: strings in, owned
- * strings out. Frames are kept so the report can symbolize them and print
- * the splat again with the names filled in. */
+/* One report (a "splat"), as the report command works with it: what the
+ * tracer said in its record (record.h), or, for a log without records,
+ * what its text says (splat_text.c); and the human text itself, which the
+ * report prints. Pure logic: strings in, owned strings out. */
 #ifndef LOCKDEP_RCU_SPLAT_H
 #define LOCKDEP_RCU_SPLAT_H
 
 #include <stddef.h>
 #include "util.h"
 
-/* A frame as the tracer prints it:
- *   "route_stats+0x10/0x17 [demo] tests/demo.c:19"    symbolized
+/* A code address and what is known about it. The tracer prints it as
+ *   "route_stats+0x10/0x17 [demo] tests/demo.c:19"    named
  *   "0x55e5bcd89afa [knotd+0x1dafa]"                  module+offset, no symbol
  *   "0x55e5bcd89afa"                                  symbolize=0, or no module */
 struct frame {
-	char *text;           /* as printed */
+	char *text;           /* as the tracer printed it */
+	unsigned long pc;     /* the address in the process, when known */
+	int has_pc;
 	char *function;       /* NULL when not known */
 	char *module;         /* basename of the object, NULL when not known */
-	unsigned long offset; /* module+offset frames: the file address printed */
+	char *module_path;    /* the object as the process had it mapped (records only) */
+	unsigned long offset; /* the ELF file address in the module */
 	int has_offset;
 	char *source;         /* "file:line", NULL when not known */
 	/* Filled in by the report's symbolizer (addr2line): */
@@ -24,55 +27,74 @@ struct frame {
 	int symbolized;
 };
 
-/* A line naming a lock and where it was taken ("..., at: FRAME"): the held
- * locks, and the lock being acquired in a recursive-locking report. */
-struct held_line {
-	size_t line;          /* index in splat.lines */
-	size_t at;            /* offset of the frame text in that line */
-	char *lock;           /* "(update_lock){mutex}" */
-	struct frame frame;
+/* A lock the report names, in its role (preload/report_record.h):
+ * "acquiring", "holding", "chain", "released", "freed", "leaked" are the
+ * bug itself; "held" locks are only its context. */
+struct splat_lock {
+	char *role;
+	char *name;           /* the class as printed: "update_lock", "conn_new+0x2a" */
+	char *kind;           /* as printed in {}: "mutex", "rcu", "lock"...; NULL if not */
+	struct frame at;      /* where it was taken */
+	int has_at;
 };
 
 struct splat {
-	char **lines;         /* the splat, one string per line, no newlines */
-	size_t nlines;
+	char *text;           /* the human report, from its '=' rule to its last
+			       * frame line, each line ending in '\n' */
 	char *title;
-	const char *kind;     /* a suppression kind (suppressions.h), or "unknown" */
-	int pid;              /* from "lockdep-rcu X, pid N", 0 if absent */
-	size_t site_line;     /* index of the first body line, or 0 when none */
-	int site_has_frame;   /* the site line starts with a frame ("0x... [m+0x..]") */
-	struct frame site;    /* that frame */
-	char *site_message;   /* the rest of the site line (whole line otherwise) */
-	struct frame *trace;  /* the Call Trace */
+	char *kind;           /* a suppression kind (suppressions.h), or "unknown" */
+	int pid, tid;         /* 0 when not known */
+	char *message;        /* the first line after the header: what happened */
+	struct frame site;    /* the call site the report is about */
+	int has_site;
+	struct splat_lock *locks;
+	size_t nlocks, locks_cap;
+	struct frame *trace;  /* the Call Trace, innermost first */
 	size_t ntrace;
-	size_t trace_line;    /* index of the first frame line */
-	struct held_line *held;
-	size_t nheld, held_cap;
+	int from_record;      /* the structure came from a record, not the text */
 };
 
-/* Parses a splat as passed on by log_scan_part(). 0, or -1 when it is not one. */
-int splat_parse(const char *text, size_t len, struct splat *s);
 void splat_free(struct splat *s);
-
-/* Parses one frame (leading spaces skipped). Never fails: unknown forms keep
- * only the text. */
-void frame_parse(const char *text, size_t len, struct frame *f);
 void frame_free(struct frame *f);
-/* The frame as the report prints it: symbolized frames get
- * "function [module+0xoff] file:line (inlined: f < g)". */
-void frame_render(const struct frame *f, struct strbuf *out);
+struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char *name);
 
-/* The splat with the symbolized frames, one line each, with newlines. */
-void splat_render(const struct splat *s, struct strbuf *out);
-/* The site line as the report prints it. */
-void splat_site_render(const struct splat *s, struct strbuf *out);
-/* One line saying where the bug is, for the report's list: the site line
- * (with the line after it when it ends with ':'), or for a thread that
- * ended holding locks, the innermost lock and where it was taken (its site
- * line only counts locks). */
-void splat_summary_render(const struct splat *s, struct strbuf *out);
+/* Parses one frame as printed (leading spaces skipped). Never fails:
+ * unknown forms keep only the text. */
+void frame_parse(const char *text, size_t len, struct frame *f);
+/* The frame as the report prints it: the tracer's text, or for a frame
+ * named here "function [module+0xoff] file:line (inlined: f < g)". */
+void frame_render(const struct frame *f, struct strbuf *out);
+/* The module's basename in a path ("/usr/lib/libc.so.6" -> "libc.so.6"). */
+const char *path_basename(const char *path);
 
 /* The suppression kind of a title: "suspicious_rcu", ..., or "unknown". */
 const char *splat_kind_of_title(const char *title);
+/* Whether kind is one of those (a record of a report, not of statistics). */
+int splat_is_report_kind(const char *kind);
+
+/* ---- the text (splat_text.c) ---------------------------------------------- */
+
+/* Reads the structure of a report from its text, as passed on by
+ * log_scan_part(): for logs without records (captured stderr, a log copied
+ * by hand). 0, or -1 when it is not a report. */
+int splat_parse(const char *text, size_t len, struct splat *s);
+/* The title and the pid of a report's text (its lines 2 and 3), cheaply:
+ * what pairs a text with its record. 0, or -1 when they are not there. */
+int splat_text_identity(const char *text, size_t len, char **title, int *pid);
+/* Takes text (a report of s read from the log) as s's text, and the text of
+ * its Call Trace lines as its frames' texts. */
+void splat_attach_text(struct splat *s, const char *text, size_t len);
+/* For a record whose report is missing from its log: a text made from it,
+ * in the tracer's layout. */
+void splat_make_text(struct splat *s);
+
+/* ---- printing (splat_render.c) -------------------------------------------- */
+
+/* The report's text with the frames named here filled in. */
+void splat_render(const struct splat *s, struct strbuf *out);
+/* One line saying where the bug is, for the report's list: the site line
+ * (with the line after it when it ends with ':'); for a thread that ended
+ * holding locks, the innermost lock and where it was taken. */
+void splat_summary_render(const struct splat *s, struct strbuf *out);
 
 #endif

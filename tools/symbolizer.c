@@ -76,23 +76,40 @@ void symbolizer_add_default_dirs(struct symbolizer *s)
 		symbolizer_add_dir(s, std_dirs[i]);
 }
 
-static char *find_module(struct symbolizer *s, const char *module)
+static int is_regular(const char *path)
 {
-	if (strchr(module, '/'))
-		return NULL;   /* a basename is expected; never read arbitrary paths from a log */
-	for (size_t i = 0; i < s->ndirs; i++) {
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char *find_in_dirs(struct symbolizer *s, size_t from, size_t to, const char *module)
+{
+	for (size_t i = from; i < to; i++) {
 		char *path = path_join(s->dirs[i], module);
-		struct stat st;
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		if (is_regular(path))
 			return path;
 		free(path);
 	}
 	return NULL;
 }
 
-/* Runs argv, returns its stdout (NULL if it could not run or overran the
- * deadline, then killed). */
-static char *capture(struct symbolizer *s, char *const argv[])
+/* Only regular files: a path from a record may name anything (a FIFO would
+ * block addr2line until its deadline). */
+static char *find_module(struct symbolizer *s, const struct sym_request *r)
+{
+	if (strchr(r->module, '/'))
+		return NULL;   /* a basename is expected */
+	char *path = find_in_dirs(s, 0, s->ndirs_first, r->module);
+	if (!path && r->path && r->path[0] == '/' && is_regular(r->path))
+		path = xstrdup(r->path);
+	if (!path)
+		path = find_in_dirs(s, s->ndirs_first, s->ndirs, r->module);
+	return path;
+}
+
+/* Runs argv (a binutils tool on module), returns its stdout (NULL if it
+ * could not run or overran the deadline, then killed). */
+static char *capture(struct symbolizer *s, char *const argv[], const char *module)
 {
 	int out[2];
 	if (pipe2(out, O_CLOEXEC))
@@ -146,12 +163,16 @@ static char *capture(struct symbolizer *s, char *const argv[])
 	if (killed || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		if (!killed && WIFEXITED(status) && WEXITSTATUS(status) == 127 && !s->missing_tool) {
 			s->missing_tool = 1;
-			if (s->note)
-				s->note("addr2line (binutils) could not be run: frames keep module+offset", s->ctx);
+			if (s->note) {
+				char msg[128];
+				snprintf(msg, sizeof(msg), "%s (binutils) could not be run: frames keep module+offset",
+					 argv[0]);
+				s->note(msg, s->ctx);
+			}
 		} else if (killed && s->note) {
 			char msg[PATH_MAX + 64];
-			snprintf(msg, sizeof(msg), "addr2line took longer than %.0f s on %s: killed", s->deadline,
-				 argv[5]);
+			snprintf(msg, sizeof(msg), "%s took longer than %.0f s on %s: killed", argv[0], s->deadline,
+				 module);
 			s->note(msg, s->ctx);
 		}
 		sb_free(&b);
@@ -247,10 +268,16 @@ static void parse_output(char *text, struct sym_request **reqs, size_t n)
 	}
 }
 
+/* One object: its path when known, else its name. */
+static const char *object_of(const struct sym_request *r)
+{
+	return r->path ? r->path : r->module;
+}
+
 static int by_module_address(const void *a, const void *b)
 {
 	const struct sym_request *x = *(struct sym_request *const *)a, *y = *(struct sym_request *const *)b;
-	int c = strcmp(x->module, y->module);
+	int c = strcmp(object_of(x), object_of(y));
 	if (c)
 		return c;
 	return x->address < y->address ? -1 : x->address > y->address;
@@ -271,7 +298,7 @@ static void symbolize_module(struct symbolizer *s, const char *path, struct sym_
 		for (size_t i = 0; i < count; i++)
 			argv[a++] = xasprintf("0x%lx", reqs[start + i]->address);
 		argv[a] = NULL;
-		char *out = capture(s, argv);
+		char *out = capture(s, argv, path);
 		if (out)
 			parse_output(out, reqs + start, count);
 		free(out);
@@ -281,16 +308,75 @@ static void symbolize_module(struct symbolizer *s, const char *path, struct sym_
 	}
 }
 
+/* The module's symbols as nm -S lists them: .symtab, else .dynsym, the
+ * tables addr2line reads. NULL when it has none or nm cannot run. */
+static char *symbol_listing(struct symbolizer *s, const char *path)
+{
+	char *symtab[] = { "nm", "-S", "--defined-only", (char *)path, NULL };
+	char *out = capture(s, symtab, path);
+	if (out && *out)
+		return out;
+	free(out);
+	char *dynsym[] = { "nm", "-D", "-S", "--defined-only", (char *)path, NULL };
+	out = capture(s, dynsym, path);
+	if (out && *out)
+		return out;
+	free(out);
+	return NULL;
+}
+
+/* Whether a listed symbol called name holds address: [start, start+size),
+ * or a sizeless one exactly at address (an assembly label). */
+static int symbol_holds(const char *listing, const char *name, unsigned long address)
+{
+	size_t name_len = strlen(name);
+	for (const char *line = listing; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+		unsigned long start, size = 0;
+		char type, symbol[512];
+		int sized = sscanf(line, "%lx %lx %c %511s", &start, &size, &type, symbol) == 4;
+		if (!sized && sscanf(line, "%lx %c %511s", &start, &type, symbol) != 3)
+			continue;
+		/* "memcpy@@GLIBC_2.14": the version is not part of the name */
+		if (strncmp(symbol, name, name_len) || (symbol[name_len] && symbol[name_len] != '@'))
+			continue;
+		if (sized ? address - start < size : address == start)
+			return 1;
+	}
+	return 0;
+}
+
+/* A function addr2line named from the symbol table alone (no file:line):
+ * kept only when the address is inside that symbol. */
+static void check_symbol_extents(struct symbolizer *s, const char *path, struct sym_request **reqs, size_t n)
+{
+	char *listing = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct sym_request *r = reqs[i];
+		if (!r->function || r->source)
+			continue;
+		if (!listing && !(listing = symbol_listing(s, path)))
+			listing = xstrdup("");
+		if (symbol_holds(listing, r->function, r->address))
+			continue;
+		free(r->function);
+		free(r->inlined);
+		r->function = r->inlined = NULL;
+		r->resolved = 0;
+	}
+	free(listing);
+}
+
 void symbolize_requests(struct symbolizer *s, struct sym_request **reqs, size_t n)
 {
 	sort(reqs, n, sizeof(*reqs), by_module_address);
 	for (size_t start = 0; start < n;) {
 		size_t end = start + 1;
-		while (end < n && !strcmp(reqs[end]->module, reqs[start]->module))
+		while (end < n && !strcmp(object_of(reqs[end]), object_of(reqs[start])))
 			end++;
-		char *path = find_module(s, reqs[start]->module);
+		char *path = find_module(s, reqs[start]);
 		if (path) {
 			symbolize_module(s, path, reqs + start, end - start);
+			check_symbol_extents(s, path, reqs + start, end - start);
 		} else if (s->note) {
 			char *msg = xasprintf("module %s not found: its frames keep module+offset "
 					      "(--symbols DIR says where it is)", reqs[start]->module);

@@ -24,6 +24,8 @@
 
 struct sym_request {
 	const char *module;       /* basename, as printed in the frame */
+	const char *path;         /* the object as the process had it mapped
+				   * (from a record), NULL when not known */
 	unsigned long address;    /* file address to look up (a return address - 1) */
 	char *function;           /* results, owned by the request; NULL if unknown */
 	char *source;             /* "file:line" of the innermost inlined function */
@@ -34,6 +36,8 @@ struct sym_request {
 struct symbolizer {
 	char **dirs;              /* where to look for modules, in order */
 	size_t ndirs, cap;
+	size_t ndirs_first;       /* the first ones (--symbols) come before a
+				   * request's own path: unstripped copies */
 	double deadline;          /* seconds per addr2line run */
 	void (*note)(const char *message, void *ctx);
 	void *ctx;
@@ -45,7 +49,13 @@ void symbolizer_init(struct symbolizer *s, void (*note)(const char *, void *), v
 void symbolizer_add_dir(struct symbolizer *s, const char *dir);
 /* The current directory, PATH, and the dynamic loader's directories. */
 void symbolizer_add_default_dirs(struct symbolizer *s);
-/* Resolves what it can; requests of one module share addr2line runs. */
+/* Resolves what it can; requests of one module share addr2line runs. A
+ * module is looked for by name in the first directories, then at its
+ * path, then by name in the other directories. A function name that comes
+ * from the symbol table alone (no line information) is kept only when the
+ * address is inside that symbol: addr2line names any address after the
+ * nearest symbol before it, in a stripped program an exported function
+ * kilobytes away. */
 void symbolize_requests(struct symbolizer *s, struct sym_request **reqs, size_t n);
 void sym_request_free(struct sym_request *r);
 void symbolizer_free(struct symbolizer *s);

@@ -1,0 +1,362 @@
+/* A report's text: its structure read back for logs without records (the
+ * fallback), pairing a text with its record, and a text made from a record
+ * whose report the log lost. What the fallback reads is what a record
+ * says, so both give the same bug (bug_key.c):
+ *
+ *   =====                                       line 0
+ *   TITLE                                       line 1
+ *   lockdep-rcu 0.1, pid 21321                  line 2
+ *   -----                                       line 3
+ *   MESSAGE                                     line 4: names the site, one of
+ *     "0x55.. [demo+0x126d] suspicious ..."       a frame the tracer could not name
+ *     "tests/demo.c:19 suspicious ..."            a source line
+ *     "comm/12 is trying to acquire lock:"        the frame on the next line
+ *   ...
+ *   ADDR (NAME), at: FRAME                      after "trying to acquire lock:" (acquiring)
+ *                                               and "already holding lock:" (holding)
+ *   -> #1 (NAME){lock}:                         the dependency chain
+ *    #0: ADDR (NAME){mutex}, at: FRAME          a held lock (leaked at thread end,
+ *                                               freed before "N locks held by")
+ *   Call Trace:
+ *    FRAME ...                                  the stack */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "splat.h"
+
+struct lines {
+	char **v;
+	size_t n;
+};
+
+static void lines_split(const char *text, size_t len, struct lines *l)
+{
+	size_t cap = 0;
+	memset(l, 0, sizeof(*l));
+	for (size_t pos = 0; pos < len;) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - text - pos) : len - pos;
+		grow(&l->v, &cap, l->n + 1, sizeof(char *));
+		l->v[l->n++] = xstrndup(text + pos, n);
+		pos += n + 1;
+	}
+}
+
+static void lines_free(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Where the Call Trace's frames start: the line after "Call Trace:", or 0. */
+static size_t trace_start(const struct lines *l)
+{
+	size_t at = 0;
+	for (size_t i = 4; i < l->n; i++)
+		if (!strcmp(l->v[i], "Call Trace:"))
+			at = i + 1;
+	return at;
+}
+
+/* A lock line: "[ #0: ][ADDR ](NAME)[{KIND}], at: FRAME[ (trylock)...]".
+ * Adds the lock in role; NULL when the line is not one. */
+static struct splat_lock *parse_lock_line(struct splat *s, const char *line, const char *role)
+{
+	const char *at = strstr(line, ", at: ");
+	const char *open = strchr(line, '(');
+	if (!at || !open || open > at)
+		return NULL;
+	const char *brace = memchr(open, '{', (size_t)(at - open));
+	const char *close = brace ? brace : at;
+	if (close[-1] != ')' || close - 1 <= open)
+		return NULL;
+	char *name = xstrndup(open + 1, (size_t)(close - 1 - open - 1));
+	struct splat_lock *lock = splat_add_lock(s, role, name);
+	free(name);
+	if (brace && at[-1] == '}')
+		lock->kind = xstrndup(brace + 1, (size_t)(at - 1 - brace - 1));
+	const char *frame = at + 6;
+	size_t flen = strlen(frame);
+	/* what the tracer appends after the frame */
+	static const char *const notes[] = { " (inherited over fork)", " (trylock)" };
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+		if (flen >= strlen(notes[i]) && !strncmp(frame + flen - strlen(notes[i]), notes[i], strlen(notes[i])))
+			flen -= strlen(notes[i]);
+	const char *more = strstr(frame, " (and ");
+	if (!more)
+		more = strstr(frame, " (taken ");
+	if (more && (size_t)(more - frame) < flen)
+		flen = (size_t)(more - frame);
+	if (frame[0] != '(') {   /* "(an inlined read side ...)": no frame */
+		frame_parse(frame, flen, &lock->at);
+		lock->has_at = 1;
+	}
+	return lock;
+}
+
+/* "path/to/file.c:19 message": the site as a source line alone. */
+static int source_site(const char *message, struct frame *f)
+{
+	size_t n = strcspn(message, " ");
+	const char *colon = memrchr(message, ':', n);
+	if (!colon || colon == message || colon + 1 == message + n)
+		return 0;
+	for (const char *p = colon + 1; p < message + n; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	memset(f, 0, sizeof(*f));
+	f->text = xstrndup(message, n);
+	f->source = xstrndup(message, n);
+	return 1;
+}
+
+/* "0x55.. [demo+0x126d] message": the site is a frame the tracer could not name. */
+static int raw_frame_site(const char *message, struct frame *f)
+{
+	const char *close = strstr(message, "] ");
+	if (strncmp(message, "0x", 2) || !close || !strstr(message, " [") || strstr(message, " [") > close)
+		return 0;
+	frame_parse(message, (size_t)(close + 1 - message), f);
+	if (f->has_offset)
+		return 1;
+	frame_free(f);
+	return 0;
+}
+
+static void copy_frame(struct frame *to, const struct frame *from)
+{
+	frame_parse(from->text, strlen(from->text), to);
+	if (from->source && !to->source)
+		to->source = xstrdup(from->source);
+}
+
+/* The chain's locks in the record's order: "-> #0" first. */
+static void parse_chain(struct splat *s, const struct lines *l, size_t end)
+{
+	long top = -1;
+	for (size_t i = 4; i < end; i++)
+		if (starts_with(l->v[i], "-> #")) {
+			long k = atol(l->v[i] + 4);
+			if (k > top)
+				top = k;
+		}
+	for (long k = 0; k <= top; k++)
+		for (size_t i = 4; i < end; i++) {
+			const char *line = l->v[i];
+			if (!starts_with(line, "-> #") || atol(line + 4) != k)
+				continue;
+			const char *open = strchr(line, '(');
+			const char *close = open ? strstr(open, "){") : NULL;
+			if (!close)
+				close = open ? strrchr(open, ')') : NULL;
+			if (!open || !close)
+				continue;
+			char *name = xstrndup(open + 1, (size_t)(close - open - 1));
+			struct splat_lock *lock = splat_add_lock(s, "chain", name);
+			free(name);
+			if (close[1] == '{' && strchr(close, '}'))
+				lock->kind = xstrndup(close + 2, (size_t)(strchr(close, '}') - close - 2));
+			break;
+		}
+}
+
+static void parse_locks(struct splat *s, const struct lines *l, size_t end)
+{
+	int thread_end = !strcmp(s->kind, "locks_held_at_exit");
+	int freeing = !strcmp(s->kind, "held_lock_freed");
+	const char *message = l->n > 4 ? l->v[4] : "";
+	if (!strcmp(s->kind, "bad_unlock")) {
+		/* "comm/12 is trying to release lock (NAME) at:" */
+		const char *open = strstr(message, "release lock (");
+		const char *close = open ? strrchr(open, ')') : NULL;
+		if (open && close) {
+			char *name = xstrndup(open + 14, (size_t)(close - open - 14));
+			struct splat_lock *lock = splat_add_lock(s, "released", name);
+			free(name);
+			for (size_t i = 4; i + 1 < end; i++)
+				if (ends_with(l->v[i], "which took it at:")) {
+					frame_parse(l->v[i + 1], strlen(l->v[i + 1]), &lock->at);
+					lock->has_at = 1;
+				}
+		}
+	}
+	for (size_t i = 4; i + 1 < end; i++) {
+		if (ends_with(l->v[i], "is trying to acquire lock:")) {
+			struct splat_lock *lock = parse_lock_line(s, l->v[i + 1], "acquiring");
+			if (lock && lock->has_at) {
+				/* where it is being taken is the site, not where it was taken */
+				frame_free(&lock->at);
+				lock->has_at = 0;
+			}
+		} else if (!strcmp(l->v[i], "but task is already holding lock:")) {
+			parse_lock_line(s, l->v[i + 1], "holding");
+		}
+	}
+	parse_chain(s, l, end);
+	int in_held_list = 0;
+	for (size_t i = 4; i < end; i++) {
+		const char *line = l->v[i];
+		if (strstr(line, " held by ") && ends_with(line, ":"))
+			in_held_list = 1;   /* "N locks held by comm/12:" */
+		if (!starts_with(line, " #"))
+			continue;
+		const char *role = thread_end ? "leaked" : freeing && !in_held_list ? "freed" : "held";
+		parse_lock_line(s, line, role);
+	}
+}
+
+/* The site, as the record names it: see the top of this file. */
+static void parse_site(struct splat *s, const struct lines *l)
+{
+	const char *message = l->n > 4 ? l->v[4] : "";
+	if (raw_frame_site(message, &s->site) || source_site(message, &s->site)) {
+		s->has_site = 1;
+		return;
+	}
+	if (!strcmp(s->kind, "locks_held_at_exit")) {
+		/* the innermost lock the thread took: the last one listed */
+		for (size_t i = s->nlocks; i-- > 0;)
+			if (!strcmp(s->locks[i].role, "leaked") && s->locks[i].has_at) {
+				copy_frame(&s->site, &s->locks[i].at);
+				s->has_site = 1;
+				return;
+			}
+		return;
+	}
+	if (ends_with(message, ":") && l->n > 5 && l->v[5][0]) {
+		const char *next = l->v[5];
+		const char *at = strstr(next, ", at: ");
+		const char *frame = at ? at + 6 : next;
+		frame_parse(frame, strlen(frame), &s->site);
+		s->has_site = 1;
+		return;
+	}
+	if (s->ntrace) {
+		copy_frame(&s->site, &s->trace[0]);
+		s->has_site = 1;
+	}
+}
+
+int splat_parse(const char *text, size_t len, struct splat *s)
+{
+	memset(s, 0, sizeof(*s));
+	struct lines l;
+	lines_split(text, len, &l);
+	if (l.n < 4) {
+		lines_free(&l);
+		return -1;
+	}
+	s->text = xstrndup(text, len);
+	s->title = xstrdup(l.v[1]);
+	s->kind = xstrdup(splat_kind_of_title(s->title));
+	s->message = xstrdup(l.n > 4 ? l.v[4] : "");
+	const char *pid = strstr(l.v[2], ", pid ");
+	s->pid = pid ? atoi(pid + 6) : 0;
+	size_t trace = trace_start(&l);
+	size_t body_end = trace ? trace : l.n;
+	for (size_t i = 4; i < body_end; i++) {
+		const char *tid = starts_with(l.v[i], "CPU: ") ? strstr(l.v[i], " TID: ") : NULL;
+		if (tid)
+			s->tid = atoi(tid + 6);
+	}
+	if (trace) {
+		s->ntrace = l.n - trace;
+		s->trace = xcalloc(s->ntrace, sizeof(*s->trace));
+		for (size_t i = 0; i < s->ntrace; i++)
+			frame_parse(l.v[trace + i], strlen(l.v[trace + i]), &s->trace[i]);
+	}
+	parse_locks(s, &l, body_end);
+	parse_site(s, &l);
+	lines_free(&l);
+	return 0;
+}
+
+int splat_text_identity(const char *text, size_t len, char **title, int *pid)
+{
+	const char *line1 = memchr(text, '\n', len);
+	const char *line2 = line1 ? memchr(line1 + 1, '\n', len - (size_t)(line1 + 1 - text)) : NULL;
+	const char *line3 = line2 ? memchr(line2 + 1, '\n', len - (size_t)(line2 + 1 - text)) : NULL;
+	if (!line3)
+		return -1;
+	char *header = xstrndup(line2 + 1, (size_t)(line3 - line2 - 1));
+	const char *p = strstr(header, ", pid ");
+	*pid = p ? atoi(p + 6) : 0;
+	free(header);
+	*title = xstrndup(line1 + 1, (size_t)(line2 - line1 - 1));
+	return 0;
+}
+
+void splat_attach_text(struct splat *s, const char *text, size_t len)
+{
+	free(s->text);
+	s->text = xstrndup(text, len);
+	/* The frames' texts as printed (the record's own rendering has no
+	 * function size), when the Call Trace has one line per frame and the
+	 * line names the function the record names (with symbolize=0 the
+	 * text has addresses only: the record's rendering stays). */
+	struct lines l;
+	lines_split(text, len, &l);
+	size_t trace = trace_start(&l);
+	if (trace && l.n - trace == s->ntrace)
+		for (size_t i = 0; i < s->ntrace; i++) {
+			struct frame *f = &s->trace[i];
+			const char *line = l.v[trace + i] + strspn(l.v[trace + i], " ");
+			size_t n = f->function ? strlen(f->function) : 0;
+			if (!n || strncmp(line, f->function, n) || line[n] != '+')
+				continue;
+			free(f->text);
+			f->text = xstrdup(line);
+		}
+	lines_free(&l);
+}
+
+static void rule(struct strbuf *b, char c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sb_putc(b, c);
+	sb_putc(b, '\n');
+}
+
+void splat_make_text(struct splat *s)
+{
+	struct strbuf b = { 0 };
+	size_t width = strlen(s->title);
+	rule(&b, '=', width);
+	sb_printf(&b, "%s\nlockdep-rcu, pid %d (from its record: the log lost this report)\n", s->title, s->pid);
+	rule(&b, '-', width);
+	sb_printf(&b, "%s\n", s->message ? s->message : "");
+	int index = 0;
+	for (size_t i = 0; i < s->nlocks; i++) {
+		/* held lines as the tracer prints them; the other roles named */
+		const struct splat_lock *lock = &s->locks[i];
+		int listed = !strcmp(lock->role, "held") || !strcmp(lock->role, "leaked") || !strcmp(lock->role, "freed");
+		if (listed)
+			sb_printf(&b, " #%d: (%s)", index++, lock->name);
+		else
+			sb_printf(&b, "%s lock: (%s)", lock->role, lock->name);
+		if (lock->kind)
+			sb_printf(&b, "{%s}", lock->kind);
+		if (lock->has_at) {
+			sb_puts(&b, ", at: ");
+			sb_puts(&b, lock->at.text);
+		}
+		sb_putc(&b, '\n');
+	}
+	sb_printf(&b, "\nstack backtrace:\nCPU: ? PID: %d TID: %d\nCall Trace:\n", s->pid, s->tid);
+	for (size_t i = 0; i < s->ntrace; i++)
+		sb_printf(&b, " %s\n", s->trace[i].text);
+	free(s->text);
+	s->text = sb_detach(&b);
+}
