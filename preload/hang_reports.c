@@ -148,7 +148,7 @@ static void show_all_locks(const struct thread_snapshot *all, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (holds_anything(&all[i]))
 			print_held_locks_of(&all[i]);
-	report_printf("\n=============================================\n\n");
+	report_printf("\n=============================================\n");
 }
 
 static const struct thread_snapshot *by_tid(const struct thread_snapshot *all, size_t n, int tid)
@@ -259,8 +259,9 @@ static void print_hung_task(struct thread_state *ts, void *arg)
 	}
 	print_wait_cycle(job);
 	print_held_locks_of(s);
-	print_stack_of(s);
+	/* the stack last, as in every report (the readers of logs rely on it) */
 	show_all_locks(job->all, job->n);
+	print_stack_of(s);
 }
 
 static void report_hung_task(struct thread_state *ts, const struct thread_snapshot *all, size_t n,
@@ -335,11 +336,11 @@ static void print_stall(struct thread_state *ts, void *arg)
 		      waited, waited);
 	report_symbolized_ip(waiter->wait.ip);
 	report_printf(")\n");
-	print_stack_of(waiter);
 	for (size_t i = 0; i < nr_stalled; i++) {
 		report_printf("\n");
 		print_held_locks_of(stalled[i]);
 	}
+	print_stack_of(waiter);
 }
 
 static void report_stall(struct thread_state *ts, const struct thread_snapshot *all, size_t n,

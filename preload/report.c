@@ -429,7 +429,7 @@ void report_backtrace_of(int tid, const char *comm, const uintptr_t *frames, siz
 	if (n > (size_t)tracer_options.max_frames)
 		n = (size_t)tracer_options.max_frames;
 	report_printf("\nstack backtrace:\n");
-	report_printf("PID: %d TID: %d Comm: %s\n", (int)getpid(), tid, comm);
+	report_printf("CPU: ? PID: %d TID: %d Comm: %s\n", (int)getpid(), tid, comm);
 	report_printf("Call Trace:\n");
 	for (size_t i = 0; i < n; i++) {
 		report_printf(" ");

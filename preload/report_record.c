@@ -25,6 +25,13 @@ static char record[RECORD_BUFFER_SIZE];
 static size_t record_len;
 static int have_message, have_site;
 static uint64_t bug_hash;
+/* A thread ending with locks held is one bug per innermost lock (where it
+ * was taken), however many it holds: only the last "leaked" lock counts. */
+static uint64_t innermost_leak;
+static int have_leak;
+/* Where hash_text() adds: bug_hash, or innermost_leak while a leaked lock
+ * is recorded. */
+static uint64_t *hash_target = &bug_hash;
 
 /* The item being written: its segment's length before it, so a cut item is
  * taken back. */
@@ -88,11 +95,11 @@ static void put_string(const char *s, size_t len)
 static void hash_text(const char *s)
 {
 	for (; *s; s++) {
-		bug_hash ^= (unsigned char)*s;
-		bug_hash *= 0x100000001b3ull;
+		*hash_target ^= (unsigned char)*s;
+		*hash_target *= 0x100000001b3ull;
 	}
-	bug_hash ^= 0xff;
-	bug_hash *= 0x100000001b3ull;
+	*hash_target ^= 0xff;
+	*hash_target *= 0x100000001b3ull;
 }
 
 /* A frame, and into the bug's hash what identifies it across runs: the
@@ -149,6 +156,8 @@ void record_begin(const char *kind, const char *title)
 	target = &header;
 	have_message = have_site = 0;
 	bug_hash = 0xcbf29ce484222325ull;
+	have_leak = 0;
+	hash_target = &bug_hash;
 	hash_text(kind);
 	char comm[17] = "";
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
@@ -220,6 +229,11 @@ void record_lock(const char *role, const void *address, const char *name, const 
 	 * with locks held is grouped by where each was taken); the locks that
 	 * happen to be held around it are not. */
 	int identity = strcmp(role, "held") != 0;
+	if (!strcmp(role, "leaked")) {
+		innermost_leak = 0xcbf29ce484222325ull;
+		have_leak = 1;
+		hash_target = &innermost_leak;
+	}
 	if (acquired_at) {
 		put(",\"acquired_at\":");
 		put_frame(acquired_at, 1, identity);
@@ -227,13 +241,25 @@ void record_lock(const char *role, const void *address, const char *name, const 
 	put("}");
 	end_item();
 	if (identity) {
+		/* A name may carry an address ("lock@55d1afc420c0": a static of
+		 * a stripped program), different in every run: not hashed. */
+		char stable[256];
+		snprintf(stable, sizeof(stable), "%s", name);
+		char *at = strchr(stable, '@');
+		if (at)
+			*at = 0;
 		hash_text(role);
-		hash_text(name);
+		hash_text(stable);
 	}
+	hash_target = &bug_hash;
 }
 
 const char *record_end(size_t *len)
 {
+	if (have_leak) {
+		bug_hash ^= innermost_leak;
+		bug_hash *= 0x100000001b3ull;
+	}
 	record_len = (size_t)snprintf(record, sizeof(record), "%.*s", (int)header.len, header.text);
 	if (locks.items)
 		record_len += (size_t)snprintf(record + record_len, sizeof(record) - record_len, ",\"locks\":[%.*s]",

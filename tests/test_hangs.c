@@ -122,3 +122,55 @@ Test(hangs, no_watchdog_thread_unless_something_blocks, .timeout = 30)
 	cr_expect_str_empty(r.err, "%s", r.err);
 	run_free(&r);
 }
+
+/* Defined in test_cli.c. */
+struct run cli_env(double timeout, const char *const *env, const char *arg, ...);
+char *cli_temp_dir(void);
+void cli_remove_dir(char *dir);
+const char *cli_target(const char *name);
+
+/* stress kills a hung run after its timeout; it set the tracer's hang
+ * timeouts below it, so the log explains the hang and report shows it. */
+Test(hangs, stress_of_a_deadlocking_program_has_the_dump_in_its_log_and_report, .timeout = 60)
+{
+	char *dir = cli_temp_dir(), out[4200];
+	snprintf(out, sizeof(out), "%s/logs", dir);
+	struct run r = cli_env(40, NULL, "stress", "-n", "1", "--timeout", "6", "-o", out, "--",
+			       cli_target("hangs.memb"), "stack-locks-deadlock", NULL);
+	cr_expect_eq(r.exit_code, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "run 1: 2 reports, hung, killed after 6 s"), "%s", r.err);
+	cr_expect(strstr(r.out, "#1 INFO: task abba_"), "%s", r.out);
+	cr_expect(strstr(r.out, " blocked for more than 2 seconds.\n"), "hang timeouts below 6 s: %s", r.out);
+	cr_expect(strstr(r.out, "Showing all locks held in the system:\n"), "%s", r.out);
+	cr_expect(strstr(r.out, "*** DEADLOCK ***"), "%s", r.out);
+	cr_expect(strstr(r.out, "1 run hung (killed after the timeout; the reports in its log explain it):\n"),
+		  "%s", r.out);
+	cr_expect(strstr(r.out, "/run-0001: killed after 6 s; its log explains it: #1 (INFO: task abba_"), "%s", r.out);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
+/* run --timeout: the same, exit status 124 as timeout(1). */
+Test(hangs, run_with_a_timeout_explains_the_hang_then_kills, .timeout = 60)
+{
+	char *dir = cli_temp_dir(), out[4200];
+	snprintf(out, sizeof(out), "%s/logs", dir);
+	struct run r = cli_env(40, NULL, "run", "--timeout", "6", "-o", out, "--", cli_target("hangs.memb"),
+			       "stack-locks-deadlock", NULL);
+	cr_expect_eq(r.exit_code, 124, "%s", r.err);
+	cr_expect(strstr(r.err, "still running after 6 s: hung, killed\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "2 reports in 1 log"), "%s", r.err);
+	run_free(&r);
+	r = cli_env(0, NULL, "report", out, NULL);
+	cr_expect_eq(r.exit_code, 1);
+	cr_expect(strstr(r.out, "INFO: task abba_"), "%s", r.out);
+	cr_expect(strstr(r.out, "1 hang"), "%s", r.out);
+	run_free(&r);
+	/* a user's own value stays */
+	r = cli_env(40, NULL, "run", "--timeout", "4", "--option", "hung_task_timeout=0", "--",
+		    cli_target("hangs.memb"), "stack-locks-deadlock", NULL);
+	cr_expect_eq(r.exit_code, 124, "%s", r.err);
+	cr_expect(!strstr(r.err, "INFO: task"), "hung_task_timeout=0 kept: %s", r.err);
+	run_free(&r);
+	cli_remove_dir(dir);
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "launch.h"
@@ -36,12 +37,17 @@ static void usage(FILE *f)
 		"  --option KEY=VALUE   a tracer option (LOCKDEP_RCU_OPTIONS=help=1 lists them);\n"
 		"                       an unknown one, or a value of the wrong type, is an error\n"
 		"  --suppressions FILE  tracer option suppressions=FILE, checked first\n"
+		"  --timeout S          a program still running after S seconds is sent SIGTERM,\n"
+		"                       and SIGKILL 2 s later (exit status 124, as timeout(1));\n"
+		"                       the tracer's hung_task_timeout and stall_timeout are set\n"
+		"                       below S (unless given), so the log explains the hang\n"
 		"\n"
 		"Exit status: the program's own; the tracer's exitcode (66 unless set) when\n"
 		"anything was reported (with -o, also when only a child process reported);\n"
 		"128+N when the program was killed by signal N; 125 when run itself failed\n"
 		"(no tracer library, a statically linked program, a usage error), 126 when\n"
-		"PROGRAM cannot be executed, 127 when it does not exist.\n");
+		"PROGRAM cannot be executed, 127 when it does not exist, 124 when --timeout\n"
+		"killed it.\n");
 }
 
 /* ---- which logs of DIR this run wrote ------------------------------------- */
@@ -157,6 +163,7 @@ static void forward_signals(void)
 
 struct run_args {
 	const char *dir;
+	double timeout;           /* 0: none */
 	struct strbuf options;
 	const char *suppressions;
 	char **program;           /* argv of the program */
@@ -192,6 +199,13 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			if (r < 0)
 				goto missing;
 			a->suppressions = v;
+		} else if ((r = option_value(argc, argv, &i, "--timeout", &v)) != 0) {
+			if (r < 0)
+				goto missing;
+			if (parse_seconds(v, &a->timeout) || a->timeout <= 0) {
+				fprintf(stderr, "lockdep-rcu run: --timeout: a positive number of seconds, not %s\n", v);
+				return -1;
+			}
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "lockdep-rcu run: unknown option %s\n", argv[i]);
 			usage(stderr);
@@ -213,12 +227,39 @@ missing:
 	return 0;
 }
 
-static int wait_for(pid_t pid, int *status)
+static double now_seconds(void)
 {
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Waits for pid; with a timeout, SIGTERM at it and SIGKILL 2 s later.
+ * *timed_out says whether it had to. */
+static int wait_for(pid_t pid, int *status, double timeout, int *timed_out)
+{
+	*timed_out = 0;
+	double deadline = now_seconds() + timeout, kill_at = 0;
+	for (;;) {
+		pid_t r = waitpid(pid, status, timeout > 0 ? WNOHANG : 0);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
 			return -1;
-	return 0;
+		if (timeout <= 0)
+			continue;
+		double now = now_seconds();
+		if (!*timed_out && now >= deadline) {
+			*timed_out = 1;
+			kill(pid, SIGTERM);
+			kill_at = now + 2;
+		} else if (*timed_out && kill_at && now >= kill_at) {
+			kill(pid, SIGKILL);
+			kill_at = 0;
+		}
+		struct timespec nap = { 0, 20 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+	}
 }
 
 int cmd_run(int argc, char **argv)
@@ -261,6 +302,8 @@ int cmd_run(int argc, char **argv)
 		free(kv);
 		free(abs);
 	}
+	if (a.timeout > 0)
+		options_hang_timeouts(&a.options, a.timeout);
 	if (a.dir) {
 		if (mkdir_p(a.dir)) {
 			fprintf(stderr, "lockdep-rcu run: cannot create %s: %s\n", a.dir, strerror(errno));
@@ -288,13 +331,19 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	child_pid = pid;
-	int ws;
-	if (wait_for(pid, &ws)) {
+	int ws, timed_out;
+	if (wait_for(pid, &ws, a.timeout, &timed_out)) {
 		fprintf(stderr, "lockdep-rcu run: waitpid: %s\n", strerror(errno));
 		goto out;
 	}
 	struct run_record rec = { .program = program };
-	if (WIFSIGNALED(ws)) {
+	if (timed_out) {
+		fprintf(stderr, "lockdep-rcu run: %s still running after %g s: hung, killed\n", a.program[0],
+			a.timeout);
+		status = 124;
+		rec.result = RESULT_TIMEOUT;
+		rec.value = (long)(a.timeout * 1000 + 0.5);
+	} else if (WIFSIGNALED(ws)) {
 		struct strbuf sig = { 0 };
 		render_signal(WTERMSIG(ws), &sig);
 		fprintf(stderr, "lockdep-rcu run: %s was killed by signal %s%s\n", a.program[0], sig.s,
@@ -315,7 +364,7 @@ int cmd_run(int argc, char **argv)
 		int exitcode = options_exitcode(a.options.s);
 		/* A child process that reported cannot change the parent's status:
 		 * the logs can, as the tracer would have in a single process. */
-		if (reports && exitcode && WIFEXITED(ws))
+		if (reports && exitcode && WIFEXITED(ws) && !timed_out)
 			status = exitcode;
 		if (reports)
 			fprintf(stderr, "lockdep-rcu run: %zu report%s in %zu log%s in %s (lockdep-rcu report %s "

@@ -243,6 +243,7 @@ static int start_run(struct stress *s, struct job *j, long index)
 	char *kv = xasprintf("log_path=%s/lockdep-rcu.%%p.log", j->dir);
 	options_append(&options, kv);
 	free(kv);
+	options_hang_timeouts(&options, s->a->timeout);
 	if (s->a->perturb) {
 		kv = xasprintf("perturb=1:seed=%lu", j->seed);
 		options_append(&options, kv);

@@ -267,6 +267,40 @@ void options_append(struct strbuf *options, const char *kv)
 	sb_puts(options, kv);
 }
 
+static int option_given(const char *options, const char *key)
+{
+	size_t n = strlen(key);
+	for (const char *p = options; p && *p;) {
+		if (!strncmp(p, key, n) && p[n] == '=')
+			return 1;
+		p = strchr(p, ':');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+void options_hang_timeouts(struct strbuf *options, double timeout)
+{
+	/* half of what is left once the watchdog's second of lock waiting
+	 * and its look interval are taken off */
+	long seconds = (long)((timeout - 2) / 2);
+	if (seconds < 1)
+		seconds = 1;
+	static const struct { const char *key; long tracer_default; } timeouts[] = {
+		{ "hung_task_timeout", 120 },
+		{ "stall_timeout", 21 },
+	};
+	for (size_t i = 0; i < sizeof(timeouts) / sizeof(timeouts[0]); i++) {
+		if (option_given(options->s, timeouts[i].key))
+			continue;
+		long value = seconds < timeouts[i].tracer_default ? seconds : timeouts[i].tracer_default;
+		char *kv = xasprintf("%s=%ld", timeouts[i].key, value);
+		options_append(options, kv);
+		free(kv);
+	}
+}
+
 int options_exitcode(const char *options)
 {
 	int code = 66;

@@ -36,6 +36,10 @@ void options_append(struct strbuf *options, const char *kv);
 /* The exitcode the tracer will use with these options (the last valid
  * exitcode=, else the default 66), as the tracer parses them. */
 int options_exitcode(const char *options);
+/* A run killed after `timeout` seconds: the tracer's hang timeouts
+ * (hung_task_timeout, stall_timeout) set below it, so its log explains the
+ * hang before the kill; a value the user gave stays. */
+void options_hang_timeouts(struct strbuf *options, double timeout);
 
 struct spawn {
 	char *const *argv;        /* argv[0] as the program sees it */

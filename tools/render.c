@@ -45,6 +45,34 @@ static int by_dir(const void *a, const void *b, void *ctx)
 }
 
 /* The runs that ended so, by name (stress finishes them out of order). */
+/* "; its log explains it: #2 (INFO: task ...)": the bugs (numbered as listed)
+ * reported in a hung run, the watchdog's hung-task and stall reports first. */
+static void explained_by(const struct collection *c, size_t run, struct strbuf *out)
+{
+	int listed = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t index = 0;
+		for (size_t g = 0; g < c->groups.n; g++) {
+			const struct group *gr = c->groups.v[g];
+			if (gr->suppressed)
+				continue;
+			index++;
+			int hang_report = !strncmp(gr->rep.title, "INFO: ", 6);
+			if (hang_report != (pass == 0))
+				continue;
+			int here = 0;
+			for (size_t o = 0; o < gr->nocc && !here; o++)
+				here = gr->occ[o].run == run;
+			if (!here)
+				continue;
+			sb_printf(out, "%s#%zu", listed ? ", " : "; its log explains it: ", index);
+			if (hang_report)
+				sb_printf(out, " (%s)", gr->rep.title);
+			listed++;
+		}
+	}
+}
+
 static void list_runs(const struct collection *c, enum run_result which, struct strbuf *out)
 {
 	size_t *order = xcalloc(c->nruns, sizeof(*order)), n = 0;
@@ -58,7 +86,9 @@ static void list_runs(const struct collection *c, enum run_result which, struct 
 		sb_puts(out, "   ");
 		run_label(r, out);
 		if (which == RESULT_TIMEOUT) {
-			sb_printf(out, ": killed after %g s\n", (double)r->record.value / 1000);
+			sb_printf(out, ": killed after %g s", (double)r->record.value / 1000);
+			explained_by(c, order[k], out);
+			sb_putc(out, '\n');
 		} else {
 			sb_puts(out, ": killed by signal ");
 			render_signal((int)r->record.value, out);
@@ -113,8 +143,8 @@ void render_text(const struct collection *c, struct strbuf *out)
 	if (c->lock_stats.n)
 		render_lock_stats_text(&c->lock_stats, out);
 	if (hangs) {
-		sb_printf(out, "\n%zu run%s hung (killed after the timeout; a splat printed before a hang explains the deadlock):\n",
-			  hangs, plural(hangs));
+		sb_printf(out, "\n%zu run%s hung (killed after the timeout; %s):\n", hangs, plural(hangs),
+			  hangs == 1 ? "the reports in its log explain it" : "the reports in their logs explain them");
 		list_runs(c, RESULT_TIMEOUT, out);
 	}
 	if (crashes) {

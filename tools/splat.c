@@ -149,6 +149,8 @@ static const struct { const char *prefix, *suffix, *kind; } kinds[] = {
 		{ "BUG: held lock freed", "", "held_lock_freed" },
 		{ "BUG: ", " still has locks held!", "locks_held_at_exit" },
 		{ "WARNING: possible circular locking dependency", "", "circular_dependency" },
+		{ "INFO: task ", " seconds.", "hung_task" },   /* "INFO: task comm:tid blocked for more than N seconds." */
+		{ "INFO: rcu_", " detected stalls on tasks:", "rcu_stall" },
 		{ "WARNING: ", "", "lockdep_assertion" },   /* "WARNING: comm/tid at file:line" */
 };
 
