@@ -17,6 +17,7 @@
 #include "stack_depot.h"
 #include "thread_registry.h"
 #include "graph_dump.h"
+#include "rcu_deref_set.h"
 
 /* ---- fork ------------------------------------------------------------------
  * Lock order (outermost first; never taken in another order anywhere):
@@ -66,6 +67,7 @@ static void fork_child(void)
 	lock_graph_fork_child(ts);
 	report_fork_child(ts);
 	lock_stat_fork_child();
+	rcu_deref_sets_fork_child(ts);
 	mark_held_locks_inherited(ts);
 }
 

@@ -31,6 +31,7 @@ static const char *const report_kind_name[NR_REPORT_KINDS] = {
 	[REPORT_LOCKS_HELD_AT_EXIT] = "locks held at thread end",
 	[REPORT_CIRCULAR_DEPENDENCY] = "possible circular locking dependency",
 	[REPORT_WARNING] = "lockdep assertion",
+	[REPORT_RCU_USE_AFTER_FREE] = "RCU object freed under a reader",
 };
 
 /* The suppression kinds of the sanitizer-style rules. */
@@ -42,6 +43,7 @@ static const char *const suppression_kind[NR_REPORT_KINDS] = {
 	[REPORT_LOCKS_HELD_AT_EXIT] = "locks_held_at_exit",
 	[REPORT_CIRCULAR_DEPENDENCY] = "circular_dependency",
 	[REPORT_WARNING] = "lockdep_assertion",
+	[REPORT_RCU_USE_AFTER_FREE] = "rcu_use_after_free",
 };
 
 static unsigned long report_counts[NR_REPORT_KINDS];

@@ -24,6 +24,7 @@ enum report_kind {
 	REPORT_LOCKS_HELD_AT_EXIT,
 	REPORT_CIRCULAR_DEPENDENCY,
 	REPORT_WARNING,          /* lockdep_assert_held() and friends */
+	REPORT_RCU_USE_AFTER_FREE, /* an object freed while a reader holds it */
 	NR_REPORT_KINDS,
 	REPORT_NOTICE = NR_REPORT_KINDS,   /* the tracer's own limits: not a bug
 					      of the program, never counted */

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include "flavors.h"
 
+struct rcu_deref_set;
+
 /* The kernel's MAX_LOCK_DEPTH. A recursive relock counts on its entry
  * (held_lock.references), so 48 is the number of distinct locks held. */
 #define MAX_LOCK_DEPTH 48
@@ -103,6 +105,13 @@ struct thread_state {
 	uint8_t hold_stamps_gone; /* lock_stat: the thread's stamps were given back */
 	uint64_t *hold_stamps;  /* lock_stat=1: when each held[] entry was taken
 				   (a page of its own, not TLS: small stacks) */
+	/* What this thread dereferenced in its current read-side section
+	 * (rcu_deref_set.h): a page from a pool, taken at its first
+	 * dereference in a section; gone once the thread ended. */
+	struct rcu_deref_set *deref_set;
+	uint8_t deref_set_gone;
+	uintptr_t qsbr_since_ip; /* QSBR: its last quiescent state, going online
+				    or registering: where its protection began */
 	struct held_lock held[MAX_LOCK_DEPTH];
 };
 

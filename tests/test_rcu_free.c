@@ -158,6 +158,14 @@ Test(rcu_free, memory_no_reader_dereferenced_is_silent)
 	}
 }
 
+/* Rule 2: a dereference under a lock may be protected by the lock, whose
+ * updater may free without a grace period. */
+Test(rcu_free, a_dereference_under_a_lock_is_not_a_hold)
+{
+	for (const char *const *b = builds; *b; b++)
+		expect_silent(*b, "ok-dereference-under-lock");
+}
+
 /* ---- the command: grouping, suppression, records ---------------------------- */
 
 Test(rcu_free, the_command_groups_suppresses_and_records_it)

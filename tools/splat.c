@@ -103,6 +103,7 @@ const char *splat_kind_of_title(const char *title)
 		{ "WARNING: bad unlock balance detected", "", "bad_unlock" },
 		{ "WARNING: possible recursive locking detected", "", "recursive_locking" },
 		{ "BUG: held lock freed", "", "held_lock_freed" },
+		{ "BUG: RCU-protected object freed while a reader holds it", "", "rcu_use_after_free" },
 		{ "BUG: ", " still has locks held!", "locks_held_at_exit" },
 		{ "WARNING: possible circular locking dependency", "", "circular_dependency" },
 		{ "WARNING: ", "", "lockdep_assertion" },   /* "WARNING: comm/tid at file:line" */

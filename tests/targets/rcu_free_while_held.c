@@ -318,6 +318,44 @@ SCENARIO ok_own_dereference(void)
 	printf("done\n");
 }
 
+/* The object is protected by a lock as well: the reader dereferences it
+ * under the lock (inside a read-side section for other reasons), the
+ * updater replaces it under the same lock and frees it once the reader
+ * released the lock. Lock-protected, so legal: a dereference under a lock
+ * is the update side's (the article's rule 2), and is not remembered. */
+static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *reader_under_lock(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "reader");
+	REGISTER();
+	rcu_read_lock();
+	pthread_mutex_lock(&config_lock);
+	sink = rcu_dereference(gp)->value;
+	pthread_mutex_unlock(&config_lock);
+	say(to_updater);
+	hear(to_reader);
+	rcu_read_unlock();
+	READER_QUIESCENT();
+	UNREGISTER();
+	return NULL;
+}
+
+SCENARIO ok_dereference_under_lock(void)
+{
+	gp = config_new(1);
+	pthread_t r = start_reader(reader_under_lock);
+	hear(to_updater);
+	pthread_mutex_lock(&config_lock);
+	struct config *old = gp;
+	rcu_assign_pointer(gp, config_new(2));
+	pthread_mutex_unlock(&config_lock);
+	free(old);
+	say(to_reader);
+	finish(r);
+}
+
 /* ---- the header's flavors: SRCU and RCU-sched readers ------------------------ */
 
 #ifdef LOCKDEP_RCU_H
@@ -442,6 +480,7 @@ static const struct scenario scenarios[] = {
 	{ "ok-earlier-section", ok_earlier_section },
 	{ "ok-not-dereferenced", ok_not_dereferenced },
 	{ "ok-own-dereference", ok_own_dereference },
+	{ "ok-dereference-under-lock", ok_dereference_under_lock },
 #ifdef LOCKDEP_RCU_H
 	{ "bug-srcu", bug_srcu },
 	{ "bug-sched", bug_sched },
