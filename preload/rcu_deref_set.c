@@ -65,7 +65,7 @@ struct rcu_deref_set *rcu_deref_set_claim(struct thread_state *ts)
 
 /* Where the protection of what the thread dereferences now began: its
  * outermost read-side section, or its last quiescent state (QSBR). */
-static void describe_section(const struct thread_state *ts, struct rcu_deref_set *s)
+void rcu_deref_set_describe(struct thread_state *ts, struct rcu_deref_set *s)
 {
 	for (unsigned i = 0; i < ts->depth; i++) {
 		const struct held_lock *h = &ts->held[i];
@@ -79,22 +79,14 @@ static void describe_section(const struct thread_state *ts, struct rcu_deref_set
 	__atomic_store_n(&s->section_ip, ts->qsbr_since_ip, __ATOMIC_RELAXED);
 }
 
-void rcu_deref_set_open(struct thread_state *ts, struct rcu_deref_set *s, uint64_t gen)
+/* Counted once until a scan retires it. A scan retiring the set right now
+ * may miss the open that calls this (the store of gen may not be visible
+ * to it yet): a missed section, never a wrong report; the next open
+ * advertises again. */
+void rcu_deref_set_advertise(struct rcu_deref_set *s)
 {
-	/* Everything written from here on belongs to the new section: a scan
-	 * that reads it sees the close before it (paired with the scan's
-	 * acquire fence), so it cannot take it for the old section's. */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&s->count, 0, __ATOMIC_RELAXED);
-	describe_section(ts, s);
-	__atomic_store_n(&s->gen, gen + 1, __ATOMIC_RELEASE);
-	/* Advertise, unless a scan may still count it. A scan retiring the set
-	 * right now may miss this open (the store of gen may not be visible to
-	 * it yet): a missed section, never a wrong report; the next open
-	 * advertises again. */
 	uint32_t unadvertised = 0;
-	if (!__atomic_load_n(&s->advertised, __ATOMIC_RELAXED) &&
-	    __atomic_compare_exchange_n(&s->advertised, &unadvertised, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	if (__atomic_compare_exchange_n(&s->advertised, &unadvertised, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		__atomic_fetch_add(&rcu_deref_sets_advertised, 1, __ATOMIC_RELEASE);
 }
 
@@ -206,13 +198,15 @@ unsigned rcu_deref_find_holders(struct thread_state *self, uintptr_t lo, uintptr
 		n = MAX_DEREF_SETS;
 	for (unsigned i = 0; i < n; i++) {
 		struct rcu_deref_set *s = __atomic_load_n(&deref_sets[i], __ATOMIC_ACQUIRE);
-		if (!s || s == self->deref_set || !__atomic_load_n(&s->advertised, __ATOMIC_RELAXED))
+		if (!s || !__atomic_load_n(&s->advertised, __ATOMIC_RELAXED))
 			continue;
 		uint64_t gen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
 		if (!(gen & 1)) {
-			retire_if_idle(s, gen);
+			retire_if_idle(s, gen);   /* the caller's own too */
 			continue;
 		}
+		if (s == self->deref_set)
+			continue;   /* what the freeing thread holds itself is its business */
 		struct rcu_holder h;
 		uint64_t count = __atomic_load_n(&s->count, __ATOMIC_ACQUIRE);
 		if (!find_entry(s, count, lo, hi, &h))

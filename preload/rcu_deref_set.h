@@ -74,9 +74,11 @@ static inline int rcu_deref_sets_may_be_open(void)
 }
 
 /* Out of line: the first dereference of a thread (its set from the pool),
- * the first of a section (the open), the thread's end, fork. */
+ * the unusual opens (not inside a section begun first, or not advertised),
+ * the thread's end, fork. */
 struct rcu_deref_set *rcu_deref_set_claim(struct thread_state *ts);
-void rcu_deref_set_open(struct thread_state *ts, struct rcu_deref_set *s, uint64_t gen);
+void rcu_deref_set_describe(struct thread_state *ts, struct rcu_deref_set *s);
+void rcu_deref_set_advertise(struct rcu_deref_set *s);
 void rcu_deref_set_qsbr_online(struct thread_state *ts, struct rcu_deref_set *s);
 void rcu_deref_set_release(struct thread_state *ts);
 void rcu_deref_sets_fork_child(struct thread_state *self);
@@ -84,6 +86,29 @@ void rcu_deref_sets_fork_child(struct thread_state *self);
 static inline int rcu_deref_set_is_open(const struct rcu_deref_set *s)
 {
 	return s && (__atomic_load_n(&s->gen, __ATOMIC_RELAXED) & 1);
+}
+
+/* The first dereference of a section opens the set: what it remembers from
+ * now on belongs to this section. Inline, since every section that
+ * dereferences opens it: the section that protects it is usually the
+ * first held entry. */
+static inline void rcu_deref_set_open(struct thread_state *ts, struct rcu_deref_set *s, uint64_t gen)
+{
+	/* Everything written from here on belongs to the new section: a scan
+	 * that reads it sees the close before it (paired with the scan's
+	 * acquire fence), so it cannot take it for the old section's. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&s->count, 0, __ATOMIC_RELAXED);
+	const struct held_lock *outermost = &ts->held[0];
+	if (__builtin_expect(ts->depth && outermost->kind == HELD_RCU_READ, 1)) {
+		__atomic_store_n(&s->section, (uint32_t)held_flavor(outermost), __ATOMIC_RELAXED);
+		__atomic_store_n(&s->section_ip, outermost->acquire_ip, __ATOMIC_RELAXED);
+	} else {
+		rcu_deref_set_describe(ts, s);
+	}
+	__atomic_store_n(&s->gen, gen + 1, __ATOMIC_RELEASE);
+	if (__builtin_expect(!__atomic_load_n(&s->advertised, __ATOMIC_RELAXED), 0))
+		rcu_deref_set_advertise(s);
 }
 
 /* Records that this thread, in a read-side section, dereferenced p at ip.
