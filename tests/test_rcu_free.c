@@ -110,6 +110,14 @@ Test(rcu_free, realloc_that_moves_and_munmap_free_it_too)
 	run_free(&r);
 }
 
+/* Nothing of it is on the reader's stack. */
+Test(rcu_free, a_reader_on_the_smallest_stack)
+{
+	static const char *const some[] = { "memb", "qsbr", "memb.lgpl", NULL };
+	for (const char *const *b = some; *b; b++)
+		expect_reported(*b, "bug-small-stack-reader", "update_without_grace_period");
+}
+
 /* The header's flavors built on the program's liburcu flavor. */
 Test(rcu_free, srcu_and_sched_readers_through_the_header)
 {
@@ -156,6 +164,20 @@ Test(rcu_free, memory_no_reader_dereferenced_is_silent)
 		expect_silent(*b, "ok-not-dereferenced");
 		expect_silent(*b, "ok-own-dereference");
 	}
+}
+
+/* A forked child's memory is its own: the parent's readers are not in it. */
+Test(rcu_free, a_forked_child_has_no_readers)
+{
+	for (const char *const *b = builds; *b; b++)
+		expect_silent(*b, "ok-fork-child");
+}
+
+/* Readers' sets go back to the pool when they end and are taken again. */
+Test(rcu_free, readers_that_ended_hold_nothing)
+{
+	for (const char *const *b = builds; *b; b++)
+		expect_silent(*b, "ok-readers-gone");
 }
 
 /* Rule 2: a dereference under a lock may be protected by the lock, whose

@@ -16,7 +16,9 @@
 #ifdef _LGPL_SOURCE
 #include <lockdep-rcu.h>
 #endif
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -214,6 +216,25 @@ SCENARIO bug_munmap(void)
 	finish(r);
 }
 
+/* The reader runs on the smallest stack a thread may have: what it
+ * dereferences is remembered outside its stack. */
+SCENARIO bug_small_stack_reader(void)
+{
+	gp = config_new(1);
+	if (pipe(to_updater) || pipe(to_reader))
+		exit(3);
+	pthread_attr_t attr;
+	pthread_t r;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN);
+	if (pthread_create(&r, &attr, reader_holds_config, NULL))
+		exit(3);
+	hear(to_updater);
+	update_without_grace_period();
+	say(to_reader);
+	finish(r);
+}
+
 /* ---- correct twins ------------------------------------------------------------ */
 
 /* The reader must leave before the grace period can end: the updater lets
@@ -356,6 +377,58 @@ SCENARIO ok_dereference_under_lock(void)
 	finish(r);
 }
 
+/* A forked child has no reader: the parent's reader holds the parent's
+ * copy, and the child may free its own. */
+SCENARIO ok_fork_child(void)
+{
+	gp = config_new(1);
+	pthread_t r = start_reader(reader_holds_config);
+	hear(to_updater);
+	pid_t child = fork();
+	if (child == 0) {
+		struct config *old = gp;
+		gp = NULL;
+		free(old);
+		_exit(0);
+	}
+	int status;
+	if (child < 0 || waitpid(child, &status, 0) != child || status != 0)
+		exit(5);
+	say(to_reader);
+	finish(r);
+}
+
+/* Readers come and go (their sets go back to the pool and are taken
+ * again); once they are all gone, nobody holds anything. */
+static void *short_reader(void *arg)
+{
+	(void)arg;
+	REGISTER();
+	rcu_read_lock();
+	sink = rcu_dereference(gp)->value;
+	rcu_read_unlock();
+	READER_QUIESCENT();
+	UNREGISTER();
+	return NULL;
+}
+
+SCENARIO ok_readers_gone(void)
+{
+	gp = config_new(1);
+	for (int round = 0; round < 20; round++) {
+		pthread_t t[4];
+		for (int i = 0; i < 4; i++)
+			if (pthread_create(&t[i], NULL, short_reader, NULL))
+				exit(3);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+	}
+	struct config *old = gp;
+	rcu_assign_pointer(gp, config_new(2));
+	free(old);
+	printf("done\n");
+}
+
 /* ---- the header's flavors: SRCU and RCU-sched readers ------------------------ */
 
 #ifdef LOCKDEP_RCU_H
@@ -474,6 +547,7 @@ static const struct scenario scenarios[] = {
 	{ "bug-free-after-xchg", bug_free_after_xchg },
 	{ "bug-realloc", bug_realloc },
 	{ "bug-munmap", bug_munmap },
+	{ "bug-small-stack-reader", bug_small_stack_reader },
 	{ "ok-synchronize-rcu", ok_synchronize_rcu },
 	{ "ok-call-rcu", ok_call_rcu },
 	{ "ok-defer-rcu", ok_defer_rcu },
@@ -481,6 +555,8 @@ static const struct scenario scenarios[] = {
 	{ "ok-not-dereferenced", ok_not_dereferenced },
 	{ "ok-own-dereference", ok_own_dereference },
 	{ "ok-dereference-under-lock", ok_dereference_under_lock },
+	{ "ok-fork-child", ok_fork_child },
+	{ "ok-readers-gone", ok_readers_gone },
 #ifdef LOCKDEP_RCU_H
 	{ "bug-srcu", bug_srcu },
 	{ "bug-sched", bug_sched },
