@@ -186,13 +186,19 @@ $(BUILD)/bench/rcu_read_heavy: tests/bench/rcu_read_heavy.c
 	@mkdir -p $(@D)
 	$(CC) -O2 $(WARN) -pthread $< -o $@ -lurcu-memb -lurcu-common
 
+$(BUILD)/bench/rcu_deref_cost: tests/bench/rcu_deref_cost.c
+	@mkdir -p $(@D)
+	$(CC) -O2 $(WARN) -pthread $< -o $@ -lurcu-memb -lurcu-common
+
 $(BUILD)/bench/symbolize_bench: tests/bench/symbolize_bench.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@
 
-bench: $(PRELOAD) $(BUILD)/bench/lock_heavy $(BUILD)/bench/rcu_read_heavy $(BUILD)/bench/symbolize_bench
+bench: $(PRELOAD) $(BUILD)/bench/lock_heavy $(BUILD)/bench/rcu_read_heavy $(BUILD)/bench/symbolize_bench \
+		$(BUILD)/bench/rcu_deref_cost
 	tests/bench/run-bench.sh --preload $(PRELOAD) $(BUILD)
 	$(BUILD)/bench/symbolize_bench
+	tests/bench/run-deref-bench.sh --preload $(PRELOAD) $(BUILD)
 
 demo: $(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
 	@echo "== running a buggy liburcu program under LD_PRELOAD=$(PRELOAD)"
