@@ -180,6 +180,24 @@ Test(rcu_free, readers_that_ended_hold_nothing)
 		expect_silent(*b, "ok-readers-gone");
 }
 
+/* Readers, updaters waiting for grace periods and unrelated frees racing,
+ * with perturb widening every window: a racing scan may miss, never invent. */
+Test(rcu_free, correct_rcu_under_load_is_silent, .timeout = 120)
+{
+	static const char *const some[] = { "memb", "qsbr", "bp", "memb.lgpl", NULL };
+	for (const char *const *b = some; *b; b++)
+		for (int seed = 1; seed <= 2; seed++) {
+			char options[64];
+			snprintf(options, sizeof(options), "perturb=%d:seed=%d", seed > 1, seed);
+			struct run_options o = { .preload = 1, .options = options, .timeout = 60 };
+			struct run r = run_target(TARGET, *b, "ok-busy-correct", &o);
+			cr_expect_str_empty(r.err, "[%s %s]\n%s", *b, options, r.err);
+			cr_expect_eq(r.exit_code, 0, "[%s %s]", *b, options);
+			cr_expect(strstr(r.out, "done\n"), "[%s %s] %s", *b, options, r.out);
+			run_free(&r);
+		}
+}
+
 /* Rule 2: a dereference under a lock may be protected by the lock, whose
  * updater may free without a grace period. */
 Test(rcu_free, a_dereference_under_a_lock_is_not_a_hold)
