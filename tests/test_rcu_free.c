@@ -118,6 +118,23 @@ Test(rcu_free, a_reader_on_the_smallest_stack)
 		expect_reported(*b, "bug-small-stack-reader", "update_without_grace_period");
 }
 
+/* Past 64 dereferences in a section the oldest are forgotten: the last
+ * object's free is reported and says so, the first one's is missed. */
+Test(rcu_free, past_the_last_64_dereferences_the_oldest_are_forgotten)
+{
+	static const char *const some[] = { "memb", "qsbr", "bp.lgpl", NULL };
+	for (const char *const *b = some; *b; b++) {
+		struct run r = run_build(*b, "bug-many-dereferences");
+		cr_expect_eq(count_of(r.err, TITLE), 1, "[%s]\n%s", *b, r.err);
+		cr_expect(strstr(r.err, "free_the_last"), "[%s]\n%s", *b, r.err);
+		cr_expect_null(strstr(r.err, "free_the_first"), "[%s]\n%s", *b, r.err);
+		cr_expect(names_site(&r, 1), "[%s]\n%s\n%s", *b, r.out, r.err);
+		cr_expect(strstr(r.err, "(and 36 earlier dereferences of its section, not remembered: the last 64 are)"),
+			  "[%s]\n%s", *b, r.err);
+		run_free(&r);
+	}
+}
+
 /* The header's flavors built on the program's liburcu flavor. */
 Test(rcu_free, srcu_and_sched_readers_through_the_header)
 {

@@ -235,6 +235,57 @@ SCENARIO bug_small_stack_reader(void)
 	finish(r);
 }
 
+/* A section that dereferences more objects than a thread remembers (64):
+ * the oldest are forgotten. A free of the last one is reported, saying how
+ * many were not remembered; a free of the first one is missed (silent),
+ * never reported wrongly. */
+#define MANY 100
+static struct config *many[MANY];
+
+static void *reader_of_many(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "reader");
+	REGISTER();
+	rcu_read_lock();
+	for (int i = 0; i < MANY; i++)
+		sink = rcu_dereference(many[i])->value;
+	say(to_updater);
+	hear(to_reader);
+	rcu_read_unlock();
+	READER_QUIESCENT();
+	UNREGISTER();
+	return NULL;
+}
+
+__attribute__((noinline)) static void free_the_last(void)
+{
+	struct config *last = many[MANY - 1];
+	rcu_assign_pointer(many[MANY - 1], NULL);
+	SITE(free(last));
+	updates++;
+}
+
+__attribute__((noinline)) static void free_the_first(void)
+{
+	struct config *first = many[0];
+	rcu_assign_pointer(many[0], NULL);
+	free(first);
+	updates++;
+}
+
+SCENARIO bug_many_dereferences(void)
+{
+	for (int i = 0; i < MANY; i++)
+		many[i] = config_new(i);
+	pthread_t r = start_reader(reader_of_many);
+	hear(to_updater);
+	free_the_first();
+	free_the_last();
+	say(to_reader);
+	finish(r);
+}
+
 /* ---- correct twins ------------------------------------------------------------ */
 
 /* The reader must leave before the grace period can end: the updater lets
@@ -592,6 +643,7 @@ static const struct scenario scenarios[] = {
 	{ "bug-realloc", bug_realloc },
 	{ "bug-munmap", bug_munmap },
 	{ "bug-small-stack-reader", bug_small_stack_reader },
+	{ "bug-many-dereferences", bug_many_dereferences },
 	{ "ok-synchronize-rcu", ok_synchronize_rcu },
 	{ "ok-call-rcu", ok_call_rcu },
 	{ "ok-defer-rcu", ok_defer_rcu },
