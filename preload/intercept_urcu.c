@@ -227,10 +227,14 @@ static inline void check_dereference(const void *p, uintptr_t ip)
 	struct thread_state *ts = thread_state();
 	if (ts->in_tracer | ts->in_urcu)
 		return;
-	if (unlikely(!dereference_is_protected(ts)))
+	if (likely(ts->nr_readers && !ts->nr_locks)) {   /* a reader: the common case */
+		if (p)
+			rcu_deref_record(ts, p, ip);
+	} else if (unlikely(!dereference_is_protected(ts))) {
 		check_suspicious_dereference(ts, ip);
-	else
+	} else {
 		rcu_deref_note(ts, p, ip);
+	}
 }
 
 void *rcu_dereference_sym(void *p)

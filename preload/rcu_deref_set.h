@@ -116,18 +116,22 @@ static inline void rcu_deref_set_open(struct thread_state *ts, struct rcu_deref_
  * it runs its own sections nested in the thread's (so it never closes the
  * set under it) and may at worst overwrite the entry being written, which
  * only loses a dereference. */
-static inline void rcu_deref_record(struct thread_state *ts, const void *p, uintptr_t ip)
+static inline __attribute__((always_inline)) void rcu_deref_record(struct thread_state *ts, const void *p,
+							     uintptr_t ip)
 {
 	struct rcu_deref_set *s = ts->deref_set;
 	if (__builtin_expect(!s, 0) && !(s = rcu_deref_set_claim(ts)))
 		return;
-	uint64_t gen = __atomic_load_n(&s->gen, __ATOMIC_RELAXED);
-	if (__builtin_expect(!(gen & 1), 0))
+	uint64_t gen = __atomic_load_n(&s->gen, __ATOMIC_RELAXED), n = 0;
+	if (__builtin_expect(!(gen & 1), 0)) {
 		rcu_deref_set_open(ts, s, gen);
-	uint64_t n = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+	} else {
+		n = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+		if (n && __atomic_load_n(&s->entries[(n - 1) % DEREF_SET_ENTRIES].ptr, __ATOMIC_RELAXED) ==
+				 (uintptr_t)p)
+			return;
+	}
 	struct rcu_deref *e = &s->entries[n % DEREF_SET_ENTRIES];
-	if (n && __atomic_load_n(&s->entries[(n - 1) % DEREF_SET_ENTRIES].ptr, __ATOMIC_RELAXED) == (uintptr_t)p)
-		return;
 	/* The pointer is withdrawn while the site changes, so a reader sees a
 	 * site beside its own pointer (check_rcu_free.c re-reads it). Paired
 	 * with the acquire fence of that reader. */
@@ -186,12 +190,15 @@ static inline void rcu_deref_perturb(struct thread_state *ts)
 static inline void rcu_deref_sections_ended(struct thread_state *ts)
 {
 	struct rcu_deref_set *s = ts->deref_set;
-	if (!rcu_deref_set_is_open(s))
+	if (!s)
 		return;
-	if (qsbr_thread_is_reader(ts))
+	uint64_t gen = __atomic_load_n(&s->gen, __ATOMIC_RELAXED);
+	if (!(gen & 1))
+		return;
+	if (__builtin_expect(ts->registered[FLAVOR_qsbr] == 1, 0) && qsbr_thread_is_reader(ts))
 		rcu_deref_set_qsbr_online(ts, s);
 	else
-		rcu_deref_close(ts);
+		__atomic_store_n(&s->gen, gen + 1, __ATOMIC_RELEASE);
 }
 
 /* For reports: the readers that hold [lo, hi), found without a lock. */

@@ -30,7 +30,7 @@ static inline void rcu_read_acquired(struct thread_state *ts, enum rcu_flavor fl
 /* The innermost section of flavor (and SRCU domain) ends; at nesting 0
  * that is the kernel's bad unlock balance. The last one to end closes the
  * thread's dereference set. Called before the real unlock. */
-static inline void rcu_read_released(struct thread_state *ts, enum rcu_flavor flavor,
+static inline __attribute__((always_inline)) void rcu_read_released(struct thread_state *ts, enum rcu_flavor flavor,
 				     const void *domain, uintptr_t ip)
 {
 	rcu_deref_perturb(ts);

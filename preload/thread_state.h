@@ -105,14 +105,15 @@ struct thread_state {
 	uint8_t hold_stamps_gone; /* lock_stat: the thread's stamps were given back */
 	uint64_t *hold_stamps;  /* lock_stat=1: when each held[] entry was taken
 				   (a page of its own, not TLS: small stacks) */
+	struct held_lock held[MAX_LOCK_DEPTH];
 	/* What this thread dereferenced in its current read-side section
 	 * (rcu_deref_set.h): a page from a pool, taken at its first
-	 * dereference in a section; gone once the thread ended. */
+	 * dereference in a section; gone once the thread ended. After held[],
+	 * whose place the lock wrappers' fast paths are tuned for. */
 	struct rcu_deref_set *deref_set;
-	uint8_t deref_set_gone;
 	uintptr_t qsbr_since_ip; /* QSBR: its last quiescent state, going online
 				    or registering: where its protection began */
-	struct held_lock held[MAX_LOCK_DEPTH];
+	uint8_t deref_set_gone;
 };
 
 extern __thread struct thread_state tracer_thread

@@ -19,6 +19,7 @@
  * tests/bench/run-deref-bench.sh runs it plain and preloaded.
  */
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ struct node {
 
 static struct node *gp[4];
 static atomic_int stop;
-static atomic_int other_ready;
+static sem_t other_ready;
 static volatile unsigned long sink;
 
 static double now(void)
@@ -64,7 +65,7 @@ static void *other_thread(void *arg)
 	int busy = *(int *)arg;
 	rcu_register_thread();
 	section1();
-	atomic_store(&other_ready, 1);
+	sem_post(&other_ready);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		if (busy) {
 			section1();
@@ -91,10 +92,10 @@ int main(int argc, char **argv)
 	}
 	int busy = !strcmp(w, "free-busy");
 	pthread_t t;
+	sem_init(&other_ready, 0, 0);
 	if (pthread_create(&t, NULL, other_thread, &busy))
 		return 1;
-	while (!atomic_load(&other_ready))
-		;
+	sem_wait(&other_ready);
 	rcu_register_thread();
 	/* Warm up: the thread's first dereference takes its set. */
 	section1();
