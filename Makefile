@@ -43,7 +43,8 @@ TARGETS := $(foreach t,$(TARGET_NAMES),$(foreach f,$(URCU_FLAVORS),$(BUILD)/targ
 # A few built -no-pie and with _LGPL_SOURCE too, to test those builds.
 NOPIE_TARGETS := $(BUILD)/targets/header_checks.memb.nopie $(BUILD)/targets/deref_outside_reader.memb.nopie
 LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header_checks.qsbr.lgpl \
-	$(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/lgpl_inline.$(f).lgpl $(BUILD)/targets/lfht_resize.$(f).lgpl)
+	$(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/lgpl_inline.$(f).lgpl $(BUILD)/targets/lfht_resize.$(f).lgpl \
+		$(BUILD)/targets/rcu_free_while_held.$(f).lgpl)
 
 # Programs that need their own link lines: a plugin that links liburcu in
 # its own scope and its host; a library whose destructor witnesses exit.
@@ -97,6 +98,7 @@ PEER_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly
 BENCH_BINS := $(BENCH_WORKLOADS:%=$(BUILD)/bench/%)
 BENCH_TSAN_BINS := $(PEER_WORKLOADS:%=$(BUILD)/bench/tsan/%)
 BENCH_LIBS_rcu_read_heavy := -lurcu-memb -lurcu-common
+BENCH_LIBS_rcu_deref_cost := -lurcu-memb -lurcu-common
 BENCH_PRELOAD ?= $(PRELOAD)
 BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
 BENCH_REAL_WORKDIR ?= $(BUILD)/bench-real
@@ -207,9 +209,10 @@ $(BUILD)/bench/symbolize_bench: tests/bench/symbolize_bench.c $(SYMBOLIZE_SRCS) 
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@
 
-bench: $(BENCH_PRELOAD_DEP) $(BENCH_BINS) $(BUILD)/bench/symbolize_bench
+bench: $(BENCH_PRELOAD_DEP) $(BENCH_BINS) $(BUILD)/bench/symbolize_bench $(BUILD)/bench/rcu_deref_cost
 	tests/bench/run-bench.sh --preload $(BENCH_PRELOAD) $(BUILD)
 	$(BUILD)/bench/symbolize_bench
+	tests/bench/run-deref-bench.sh --preload $(BENCH_PRELOAD) $(BUILD)
 
 # ThreadSanitizer binaries only where the compiler can link them; the script
 # says which peer it skipped and why.

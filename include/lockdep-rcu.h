@@ -65,6 +65,9 @@ struct lockdep_rcu_api {
 	/* Lock-order annotations. */
 	void (*set_class)(const void *lock, const void *key, const char *name);
 	void (*set_next_subclass)(unsigned subclass);
+	/* The pointer a checked dereference loaded: a reader holds it until
+	 * its read-side section ends (a free() meanwhile is reported). */
+	void (*dereferenced)(const void *p);
 };
 
 #ifndef LOCKDEP_RCU_IMPLEMENTATION
@@ -162,13 +165,19 @@ LOCKDEP_RCU__INLINE int srcu_read_lock_held(const struct srcu_struct *sp)
 })
 
 /* Warns iff !c (and the tracer is present): the article's semantics. The
- * condition is not evaluated without the tracer, but it is compiled. */
+ * condition is not evaluated without the tracer, but it is compiled. The
+ * tracer also learns the pointer loaded: inside a read-side section, a
+ * free() of that object by another thread before the section ends is the
+ * bug RCU exists to prevent. */
 #define rcu_dereference_check(p, c) __extension__ ({                             \
 	const struct lockdep_rcu_api *lockdep_rcu__a = lockdep_rcu_api_get();      \
 	if (lockdep_rcu__a && !(c))                                               \
 		lockdep_rcu__a->suspicious(__FILE__, __LINE__,                     \
 					   "suspicious rcu_dereference_check() usage"); \
-	rcu_dereference_raw(p);                                                   \
+	__typeof__(p) lockdep_rcu__p2 = rcu_dereference_raw(p);                  \
+	if (lockdep_rcu__a)                                                       \
+		lockdep_rcu__a->dereferenced((const void *)lockdep_rcu__p2);       \
+	(lockdep_rcu__p2);                                                        \
 })
 
 #undef rcu_dereference

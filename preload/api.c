@@ -146,6 +146,25 @@ static void api_qsbr_event(int event)
 		ts->qsbr_offline = 1;
 	else if (event == LOCKDEP_RCU_QSBR_ONLINE)
 		ts->qsbr_offline = 0;
+	/* Called before the inlined liburcu code: the dereference set closes
+	 * before a grace period may end. */
+	if (event != LOCKDEP_RCU_QSBR_ONLINE) {
+		rcu_deref_perturb(ts);
+		rcu_deref_close(ts);
+	}
+	if (event != LOCKDEP_RCU_QSBR_OFFLINE)
+		ts->qsbr_since_ip = CALLER_IP();
+}
+
+/* The header's checked dereferences (rcu_dereference(), _bh, _sched,
+ * srcu_dereference(), rcu_dereference_check()) give the pointer they
+ * loaded: a reader's is remembered until its section ends. */
+static void api_dereferenced(const void *p)
+{
+	struct thread_state *ts = thread_state();
+	if (ts->in_tracer)
+		return;
+	rcu_deref_note(ts, p, CALLER_IP());
 }
 
 static void api_set_class(const void *lock, const void *key, const char *name)
@@ -178,4 +197,5 @@ const struct lockdep_rcu_api lockdep_rcu_api = {
 	.qsbr_event = api_qsbr_event,
 	.set_class = api_set_class,
 	.set_next_subclass = api_set_next_subclass,
+	.dereferenced = api_dereferenced,
 };

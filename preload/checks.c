@@ -19,7 +19,7 @@ __thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("init
 /* "file:line" of the call site, the first word of the kernel's message
  * line: from the header's __FILE__/__LINE__, else from debug info, else the
  * symbolized address. */
-static void report_site(uintptr_t ip, const char *file, int line)
+void report_site(uintptr_t ip, const char *file, int line)
 {
 	report_record_site(ip, file, line);
 	if (file) {

@@ -24,6 +24,10 @@ static inline int dereference_is_protected(const struct thread_state *ts)
  * reader of check_unregistered_reader(). */
 void check_inline_readers(struct thread_state *ts, uintptr_t ip);
 
+/* In a report body: "file:line" of a call site (the first word of the
+ * kernel's message line), from the header's file/line or debug info. */
+void report_site(uintptr_t ip, const char *file, int line);
+
 /* "WARNING: suspicious RCU usage" with "<site> <message>!" and the held
  * locks. site_file/site_line come from the header's call sites; NULL means
  * "symbolize site_ip". Once per (site_ip) unless site_ip is 0. */

@@ -2,7 +2,10 @@
  * realloc(), munmap(), mremap() and dlclose() forget the locks that lived
  * there (lock_instances.h), so the next object at that address inherits no
  * class. free() pays one load and a branch when its block's 2 MiB region
- * holds no lock; otherwise it asks the allocator for the block's size. */
+ * holds no lock; otherwise it asks the allocator for the block's size.
+ * free(), realloc() and munmap() also check that no reader holds the memory
+ * (check_rcu_free.h): one more load and a branch while no thread may be in
+ * a read-side section with dereferences. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -17,6 +20,7 @@
 #include "report.h"
 #include "symbolize.h"
 #include "next_symbol.h"
+#include "check_rcu_free.h"
 
 /* The loader calls free(), realloc() and munmap() itself, also from inside
  * a failing dlsym(): resolved without dlsym(). */
@@ -50,49 +54,91 @@ static void find_usable_size(void)
 	__atomic_store_n(&usable_size_state, 2, __ATOMIC_RELEASE);
 }
 
-/* The locks in a block that is being freed. */
-static void forget_block(void *p)
+/* The size of a heap block, 0 when the allocator cannot tell. */
+static size_t block_size(void *p)
 {
 	if (__atomic_load_n(&usable_size_state, __ATOMIC_ACQUIRE) != 2) {
 		find_usable_size();
 		if (__atomic_load_n(&usable_size_state, __ATOMIC_ACQUIRE) != 2)
-			return;
+			return 0;
 	}
-	if (!allocator_usable_size)
-		return;
-	size_t size = allocator_usable_size(p);
-	lock_instances_forget_range((uintptr_t)p, (uintptr_t)p + size);
+	return allocator_usable_size ? allocator_usable_size(p) : 0;
+}
+
+/* The locks in a block that is being freed. */
+static void forget_block(void *p)
+{
+	size_t size = block_size(p);
+	if (size)
+		lock_instances_forget_range((uintptr_t)p, (uintptr_t)p + size);
+}
+
+/* Reported before the real free(): the reader may crash on the memory
+ * right after. Out of line: some thread may be a reader holding something. */
+static __attribute__((noinline)) void check_free(void *p, uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	struct rcu_free_check c;
+	if (rcu_free_check_wanted(ts) && check_rcu_free(ts, "free", p, block_size(p), &c))
+		print_rcu_object_freed(ts, ip, &c);
 }
 
 void free(void *p)
 {
 	if (__builtin_expect(p != NULL && lock_instances_region_marked(p), 0))
 		forget_block(p);
+	if (__builtin_expect(rcu_deref_sets_may_be_open(), 0) && p)
+		check_free(p, CALLER_IP());
 	REAL(free)(p);
+}
+
+/* realloc() frees the block when it moves it (or when n is 0): who holds
+ * it is found before, and reported once the block is known to be gone. */
+static __attribute__((noinline)) void *realloc_tracked(void *p, size_t n, int locks, uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	size_t old = block_size(p);
+	struct rcu_free_check c;
+	int held = rcu_free_check_wanted(ts) && check_rcu_free(ts, "realloc", p, old, &c);
+	void *q = REAL(realloc)(p, n);
+	int freed = q != p && (q || !n);
+	if (locks && freed)
+		lock_instances_forget_range((uintptr_t)p, (uintptr_t)p + old);
+	else if (locks && q == p && n < old)
+		lock_instances_forget_range((uintptr_t)p + n, (uintptr_t)p + old);
+	if (held && freed) {
+		int saved = errno;
+		print_rcu_object_freed(ts, ip, &c);
+		errno = saved;
+	}
+	return q;
 }
 
 void *realloc(void *p, size_t n)
 {
-	if (!p || !lock_instances_region_marked(p))
+	if (!p)
 		return REAL(realloc)(p, n);
-	size_t old = 0;
-	if (__atomic_load_n(&usable_size_state, __ATOMIC_ACQUIRE) != 2)
-		find_usable_size();
-	if (allocator_usable_size)
-		old = allocator_usable_size(p);
-	void *q = REAL(realloc)(p, n);
-	if (q != p && (q || !n))
-		lock_instances_forget_range((uintptr_t)p, (uintptr_t)p + old);
-	else if (q == p && n < old)
-		lock_instances_forget_range((uintptr_t)p + n, (uintptr_t)p + old);
-	return q;
+	int locks = lock_instances_region_marked(p);
+	if (__builtin_expect(!locks && !rcu_deref_sets_may_be_open(), 1))
+		return REAL(realloc)(p, n);
+	return realloc_tracked(p, n, locks, CALLER_IP());
 }
 
 int munmap(void *addr, size_t len)
 {
+	struct thread_state *ts = thread_state();
+	struct rcu_free_check c;
+	int held = __builtin_expect(rcu_free_check_wanted(ts), 0) && len &&
+		   check_rcu_free(ts, "munmap", addr, len, &c);
 	int ret = REAL(munmap)(addr, len);
-	if (ret == 0)
+	if (ret == 0) {
 		lock_instances_forget_range((uintptr_t)addr, (uintptr_t)addr + len);
+		if (held) {
+			int saved = errno;
+			print_rcu_object_freed(ts, CALLER_IP(), &c);
+			errno = saved;
+		}
+	}
 	return ret;
 }
 

@@ -18,6 +18,7 @@
 #include "thread_registry.h"
 #include "graph_dump.h"
 #include "watchdog.h"
+#include "rcu_deref_set.h"
 
 /* ---- fork ------------------------------------------------------------------
  * Lock order (outermost first; never taken in another order anywhere):
@@ -68,6 +69,7 @@ static void fork_child(void)
 	report_fork_child(ts);
 	lock_stat_fork_child();
 	watchdog_fork_child();
+	rcu_deref_sets_fork_child(ts);
 	mark_held_locks_inherited(ts);
 }
 

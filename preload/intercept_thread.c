@@ -10,6 +10,7 @@
 #include "report.h"
 #include "thread_registry.h"
 #include "urcu_calls.h"
+#include "rcu_deref_set.h"
 
 INTERPOSE(pthread_create);
 INTERPOSE(pthread_exit);
@@ -46,6 +47,7 @@ static void registration_check_at_key_destruction(void *value)
 	check_registered_at_thread_end(ts);
 	thread_registry_remove(ts);
 	lock_stat_thread_end(ts);
+	rcu_deref_set_release(ts);
 }
 
 static void create_thread_end_key(void)

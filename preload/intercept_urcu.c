@@ -82,8 +82,10 @@ static void urcu_register_thread(enum rcu_flavor f, void (*real)(void), uintptr_
 	ts->registered[f] = URCU_REGISTERED;
 	registered_ip[f] = ip;
 	forget_unregistered_reads(f);
-	if (f == FLAVOR_qsbr)
+	if (f == FLAVOR_qsbr) {
 		ts->qsbr_offline = 0;   /* registration puts a QSBR thread online */
+		ts->qsbr_since_ip = ip;
+	}
 }
 
 static void urcu_unregister_thread(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
@@ -92,13 +94,16 @@ static void urcu_unregister_thread(enum rcu_flavor f, void (*real)(void), uintpt
 	if (urcu_call_is_ours(ts) && urcu_in_read_side(ts, f))
 		print_suspicious_rcu(ts, urcu_program_site(ip), NULL, 0,
 				     "rcu_unregister_thread() in RCU read-side critical section");
+	rcu_deref_close(ts);   /* grace periods stop waiting for it */
 	real();
 	if (!ts->in_tracer && !ts->in_urcu && ts->registered[f] == URCU_REGISTERED)
 		ts->registered[f] = URCU_UNREGISTERED;
 }
 
 /* QSBR: announcing a quiescent state, or going offline, inside a read-side
- * section lets a grace period end under the reader's feet. */
+ * section lets a grace period end under the reader's feet. Either ends what
+ * the thread holds: its dereference set closes before the real call (also
+ * when liburcu calls it itself: synchronize_rcu() goes offline). */
 static inline void qsbr_quiescent(void (*real)(void), uintptr_t ip, const char *what, int offline)
 {
 	struct thread_state *ts = thread_state();
@@ -110,8 +115,12 @@ static inline void qsbr_quiescent(void (*real)(void), uintptr_t ip, const char *
 		}
 		if (offline)
 			ts->qsbr_offline = 1;
+		rcu_deref_perturb(ts);
 	}
+	rcu_deref_close(ts);
 	real();
+	if (!offline)
+		ts->qsbr_since_ip = ip;
 }
 
 /* ---- the exported symbols, per flavor ----------------------------------- */
@@ -200,6 +209,7 @@ void urcu_qsbr_thread_online(void)
 	REAL(urcu_qsbr_thread_online)();
 	if (urcu_call_is_ours(ts))
 		ts->qsbr_offline = 0;
+	ts->qsbr_since_ip = CALLER_IP();
 }
 
 /* ---- pointer publication and dereference -------------------------------- */
@@ -223,23 +233,33 @@ INTERPOSE(urcu_bp_cmpxchg_pointer_sym);
 
 /* An uninstrumented rcu_dereference(): legal in any read-side section, under
  * any lock (rule 2: we cannot know which lock is the update-side one), or
- * in an online registered QSBR thread. Checked sites use the header instead. */
-static inline void check_dereference(uintptr_t ip)
+ * in an online registered QSBR thread. Checked sites use the header instead.
+ * A reader's dereference is remembered until its section ends (the free()
+ * check); p is what the program loaded, the value this call returns. */
+static inline void check_dereference(const void *p, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
-	if (unlikely(!dereference_is_protected(ts)) && !ts->in_tracer && !ts->in_urcu)
+	if (ts->in_tracer | ts->in_urcu)
+		return;
+	if (likely(ts->nr_readers && !ts->nr_locks)) {   /* a reader: the common case */
+		if (p)
+			rcu_deref_record(ts, p, ip);
+	} else if (unlikely(!dereference_is_protected(ts))) {
 		check_suspicious_dereference(ts, ip);
+	} else {
+		rcu_deref_note(ts, p, ip);
+	}
 }
 
 void *rcu_dereference_sym(void *p)
 {
-	check_dereference(CALLER_IP());
+	check_dereference(p, CALLER_IP());
 	return REAL(rcu_dereference_sym)(p);
 }
 
 void *urcu_bp_dereference_sym(void *p)
 {
-	check_dereference(CALLER_IP());
+	check_dereference(p, CALLER_IP());
 	return REAL(urcu_bp_dereference_sym)(p);
 }
 

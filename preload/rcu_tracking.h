@@ -4,6 +4,7 @@
 #define LOCKDEP_RCU_RCU_TRACKING_H
 
 #include "lock_tracking.h"
+#include "rcu_deref_set.h"
 
 /* The class of a read side: its flavor, or its SRCU domain. */
 static inline uint32_t rcu_read_class(enum rcu_flavor flavor, const void *domain)
@@ -27,14 +28,18 @@ static inline void rcu_read_acquired(struct thread_state *ts, enum rcu_flavor fl
 }
 
 /* The innermost section of flavor (and SRCU domain) ends; at nesting 0
- * that is the kernel's bad unlock balance. */
-static inline void rcu_read_released(struct thread_state *ts, enum rcu_flavor flavor,
+ * that is the kernel's bad unlock balance. The last one to end closes the
+ * thread's dereference set. Called before the real unlock. */
+static inline __attribute__((always_inline)) void rcu_read_released(struct thread_state *ts, enum rcu_flavor flavor,
 				     const void *domain, uintptr_t ip)
 {
+	rcu_deref_perturb(ts);
 	int i = held_reader_find(ts, flavor, domain);
 	if (likely(i >= 0)) {
 		held_lock_remove(ts, i);
 		ts->nesting[flavor]--;
+		if (!ts->nr_readers)
+			rcu_deref_sections_ended(ts);
 	} else if (ts->untracked && ts->nesting[flavor]) {
 		ts->untracked--;
 		ts->nesting[flavor]--;

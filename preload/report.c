@@ -33,6 +33,7 @@ static const char *const report_kind_name[NR_REPORT_KINDS] = {
 	[REPORT_WARNING] = "lockdep assertion",
 	[REPORT_RCU_STALL] = "RCU stall",
 	[REPORT_HUNG_TASK] = "hung task",
+	[REPORT_RCU_USE_AFTER_FREE] = "RCU object freed under a reader",
 };
 
 /* The suppression kinds of the sanitizer-style rules. */
@@ -46,6 +47,7 @@ static const char *const suppression_kind[NR_REPORT_KINDS] = {
 	[REPORT_WARNING] = "lockdep_assertion",
 	[REPORT_RCU_STALL] = "rcu_stall",
 	[REPORT_HUNG_TASK] = "hung_task",
+	[REPORT_RCU_USE_AFTER_FREE] = "rcu_use_after_free",
 };
 
 static unsigned long report_counts[NR_REPORT_KINDS];

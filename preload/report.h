@@ -26,6 +26,7 @@ enum report_kind {
 	REPORT_WARNING,          /* lockdep_assert_held() and friends */
 	REPORT_RCU_STALL,        /* a grace period waited stall_timeout */
 	REPORT_HUNG_TASK,        /* a lock acquisition waited hung_task_timeout */
+	REPORT_RCU_USE_AFTER_FREE, /* an object freed while a reader holds it */
 	NR_REPORT_KINDS,
 	REPORT_NOTICE = NR_REPORT_KINDS,   /* the tracer's own limits: not a bug
 					      of the program, never counted */

@@ -227,8 +227,10 @@ void record_lock(const char *role, const void *address, const char *name, const 
 	put_string(kind, strlen(kind));
 	/* The locks a report is about are part of the bug (a thread ending
 	 * with locks held is grouped by where each was taken); the locks that
-	 * happen to be held around it are not. */
-	int identity = strcmp(role, "held") != 0;
+	 * happen to be held around it are not, nor the readers an RCU object
+	 * was freed under: which readers were inside their sections at that
+	 * moment is timing, the freeing site is the bug (reported once). */
+	int identity = strcmp(role, "held") != 0 && strcmp(role, "reader") != 0;
 	if (!strcmp(role, "leaked")) {
 		innermost_leak = 0xcbf29ce484222325ull;
 		have_leak = 1;

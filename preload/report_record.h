@@ -18,7 +18,12 @@
  *                                       lock acquired to the one held),
  *                                       "released", "freed", "leaked"; or
  *                                       "held": merely held at the time, the
- *                                       report's context, not its identity.
+ *                                       report's context, not its identity;
+ *                                       "reader": a read-side section holding
+ *                                       an object being freed (context too).
+ *                                       An RCU object freed under a reader is
+ *                                       itself recorded as role "freed", kind
+ *                                       "memory".
  *                                       kind: as the text shows it in {},
  *                                       the lock's type (mutex, rwlock-read,
  *                                       rcu...) or, in a dependency, how it

@@ -10,6 +10,7 @@
 static const char *const kind_names[] = {
 	"suspicious_rcu", "bad_unlock", "recursive_locking", "held_lock_freed",
 	"locks_held_at_exit", "circular_dependency", "lockdep_assertion", "rcu_stall", "hung_task",
+	"rcu_use_after_free",
 };
 #define NR_KINDS (sizeof(kind_names) / sizeof(kind_names[0]))
 #define KIND_ANY ((int)NR_KINDS)
@@ -121,7 +122,8 @@ int suppressions_parse(const char *text, size_t len, const char *name, char *err
 		if (kind < 0)
 			return fail(err, err_size, name, line_no,
 				    "unknown kind (suspicious_rcu, bad_unlock, recursive_locking, held_lock_freed, "
-				    "locks_held_at_exit, circular_dependency, lockdep_assertion, rcu_stall, hung_task or *)",
+				    "locks_held_at_exit, circular_dependency, lockdep_assertion, rcu_stall, hung_task, "
+				    "rcu_use_after_free or *)",
 				    line, kind_len);
 		const char *pattern = colon + 1;
 		size_t pattern_len = (size_t)(line + line_len - pattern);

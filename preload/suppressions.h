@@ -6,7 +6,8 @@
  *   *:third_party_init                * as the kind matches every report kind
  *
  * Kinds: suspicious_rcu, bad_unlock, recursive_locking, held_lock_freed,
- * locks_held_at_exit, circular_dependency, lockdep_assertion, and *.
+ * locks_held_at_exit, circular_dependency, lockdep_assertion, rcu_use_after_free,
+ * and *.
  *
  * Self-contained (no other preload file, no stdio FILE*, no malloc): the
  * tracer loads the file once at startup with open()/read() into a static

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include "flavors.h"
 
+struct rcu_deref_set;
+
 /* The kernel's MAX_LOCK_DEPTH. A recursive relock counts on its entry
  * (held_lock.references), so 48 is the number of distinct locks held. */
 #define MAX_LOCK_DEPTH 48
@@ -121,6 +123,14 @@ struct thread_state {
 				   (a page of its own, not TLS: small stacks) */
 	struct wait_state wait;
 	struct held_lock held[MAX_LOCK_DEPTH];
+	/* What this thread dereferenced in its current read-side section
+	 * (rcu_deref_set.h): a page from a pool, taken at its first
+	 * dereference in a section; gone once the thread ended. After held[],
+	 * whose place the lock wrappers' fast paths are tuned for. */
+	struct rcu_deref_set *deref_set;
+	uintptr_t qsbr_since_ip; /* QSBR: its last quiescent state, going online
+				    or registering: where its protection began */
+	uint8_t deref_set_gone;
 };
 
 extern __thread struct thread_state tracer_thread

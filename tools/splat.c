@@ -147,6 +147,7 @@ static const struct { const char *prefix, *suffix, *kind; } kinds[] = {
 		{ "WARNING: bad unlock balance detected", "", "bad_unlock" },
 		{ "WARNING: possible recursive locking detected", "", "recursive_locking" },
 		{ "BUG: held lock freed", "", "held_lock_freed" },
+		{ "BUG: RCU-protected object freed while a reader holds it", "", "rcu_use_after_free" },
 		{ "BUG: ", " still has locks held!", "locks_held_at_exit" },
 		{ "WARNING: possible circular locking dependency", "", "circular_dependency" },
 		{ "INFO: task ", " seconds.", "hung_task" },   /* "INFO: task comm:tid blocked for more than N seconds." */
