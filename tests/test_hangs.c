@@ -123,6 +123,36 @@ Test(hangs, no_watchdog_thread_unless_something_blocks, .timeout = 30)
 	run_free(&r);
 }
 
+/* The INFO reports are reports like the others: they set the exit status
+ * (exitcode), are counted, and suppressions of kinds rcu_stall and
+ * hung_task hide them by the functions on the stack they print. */
+Test(hangs, info_reports_set_the_status_and_are_suppressible, .timeout = 60)
+{
+	struct run r = run_hangs("memb", "reader-stalls-grace-period", "3", "stall_timeout=1:exitcode=3", 20);
+	cr_expect_eq(r.exit_code, 3, "%s", r.err);
+	cr_expect(strstr(r.err, "INFO: rcu_memb detected stalls on tasks:\n"), "%s", r.err);
+	run_free(&r);
+
+	char path[] = "/tmp/lockdep-rcu-supp.XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	const char rules[] = "rcu_stall:reader_stalls_grace_period\nhung_task:abba_thread\n";
+	cr_assert(write(fd, rules, sizeof(rules) - 1) == (ssize_t)(sizeof(rules) - 1));
+	close(fd);
+	char options[256];
+	snprintf(options, sizeof(options), "stall_timeout=1:hung_task_timeout=1:suppressions=%s", path);
+	r = run_hangs("memb", "reader-stalls-grace-period", "3", options, 20);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect(!strstr(r.err, "INFO:"), "%s", r.err);
+	cr_expect(strstr(r.err, "1 suppressed"), "%s", r.err);
+	run_free(&r);
+	r = run_hangs("memb", "stack-locks-deadlock", NULL, options, 5);
+	cr_expect(r.timed_out, "it really deadlocks");
+	cr_expect(!strstr(r.err, "INFO: task"), "%s", r.err);
+	run_free(&r);
+	unlink(path);
+}
+
 /* Defined in test_cli.c. */
 struct run cli_env(double timeout, const char *const *env, const char *arg, ...);
 char *cli_temp_dir(void);
