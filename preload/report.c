@@ -426,12 +426,17 @@ void report_held_locks(struct thread_state *ts)
 	report_held_locks_of(report_task_name(), ts->held, ts->depth, ts->untracked, nesting);
 }
 
-void report_backtrace_of(int tid, const char *comm, const uintptr_t *frames, size_t n)
+/* The kernel's dump_stack() layout. cpu < 0: another thread's, whose CPU
+ * we do not know. */
+static void print_call_trace(int cpu, int tid, const char *comm, const uintptr_t *frames, size_t n)
 {
 	if (n > (size_t)tracer_options.max_frames)
 		n = (size_t)tracer_options.max_frames;
 	report_printf("\nstack backtrace:\n");
-	report_printf("CPU: ? PID: %d TID: %d Comm: %s\n", (int)getpid(), tid, comm);
+	if (cpu < 0)
+		report_printf("CPU: ? PID: %d TID: %d Comm: %s\n", (int)getpid(), tid, comm);
+	else
+		report_printf("CPU: %d PID: %d TID: %d Comm: %s\n", cpu, (int)getpid(), tid, comm);
 	report_printf("Call Trace:\n");
 	for (size_t i = 0; i < n; i++) {
 		report_printf(" ");
@@ -441,22 +446,16 @@ void report_backtrace_of(int tid, const char *comm, const uintptr_t *frames, siz
 	}
 }
 
+void report_backtrace_of(int tid, const char *comm, const uintptr_t *frames, size_t n)
+{
+	print_call_trace(-1, tid, comm, frames, n);
+}
+
 void report_backtrace_frames(const uintptr_t *frames, size_t n)
 {
-	if (n > (size_t)tracer_options.max_frames)
-		n = (size_t)tracer_options.max_frames;
 	char comm[17] = "";
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
-	report_printf("\nstack backtrace:\n");
-	report_printf("CPU: %d PID: %d TID: %d Comm: %s\n", sched_getcpu(), (int)getpid(),
-		      (int)gettid(), comm);
-	report_printf("Call Trace:\n");
-	for (size_t i = 0; i < n; i++) {
-		report_printf(" ");
-		report_symbolized_ip(frames[i]);
-		report_printf("\n");
-		record_frame(frames[i]);
-	}
+	print_call_trace(sched_getcpu(), (int)gettid(), comm, frames, n);
 }
 
 void report_backtrace(void)
