@@ -182,7 +182,7 @@ UNIT_LOGIC := preload/options.c preload/suppressions.c preload/class_rules.c pre
 	preload/key_set.c preload/lock_instances.c preload/stack_depot.c preload/lock_graph.c tools/logparse.c tools/util.c \
 	tools/logfile.c tools/json_read.c tools/record.c tools/splat.c tools/splat_text.c tools/bug_key.c
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h preload/tracer_lock.h \
-		preload/thread_state.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
+		preload/thread_state.h preload/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ -lcriterion
 

@@ -56,6 +56,24 @@ struct dependency_view {
  * many (0 when the lock is this thread's already). */
 size_t lock_graph_snapshot(struct thread_state *ts, struct dependency_view *out, size_t max);
 
+/* One dependency of a path, for reports that print it. */
+struct dependency_step {
+	uint32_t from, to;
+	uint32_t stack;              /* stack depot id: where `to` was taken behind `from` */
+	uint8_t to_read;             /* `to` taken for a recursive read there */
+};
+#define MAX_DEPENDENCY_PATH 16
+
+/* The shortest strong path (see find_strong_path() in lock_graph.c) from
+ * class `from`, held for a recursive read iff from_read, to a class other
+ * than `from` for which match(class, taken_for_read, arg) holds: the
+ * kernel's find_usage_forwards(), for the signal usage checks. match runs
+ * under the graph lock and must only read. Returns the class (0: none)
+ * and copies the path (up to MAX_DEPENDENCY_PATH steps) into path. */
+uint32_t lock_graph_find_forwards(struct thread_state *ts, uint32_t from, int from_read,
+				  int (*match)(uint32_t class_id, int taken_for_read, void *arg), void *arg,
+				  struct dependency_step *path, size_t *path_len);
+
 
 static inline uint64_t chain_mix(uint64_t key, uint64_t v)
 {
