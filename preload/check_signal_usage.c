@@ -447,3 +447,137 @@ void signal_usage_acquire(struct thread_state *ts, const void *lock, uint32_t cl
 	if (new_in | new_on)
 		mark_new_usages(ts, lock, class_id, kind, in_usage, new_in, on_usage, new_on, ip);
 }
+
+/* ---- a new dependency joining a safe lock to an unsafe one ---------------------- */
+
+struct bad_dependency {
+	const void *lock;             /* being acquired, of class_id */
+	uint32_t class_id;
+	uintptr_t ip;
+	struct held_lock prev;        /* the held lock of the new dependency */
+	int have_prev;
+	int signo;
+	uint32_t safe, unsafe;
+	struct dependency_step path[MAX_DEPENDENCY_PATH];   /* safe -> ... -> unsafe */
+	size_t path_len;
+};
+
+/* "... which became SIGALRM-safe at:" and its first stack: the write
+ * usage's if there is one, else the read usage's. */
+static void print_became(uint32_t class_id, int signo, int safe)
+{
+	enum signal_usage_bit w = safe ? USED_IN_SIGNAL_W : SIGNAL_ON_W;
+	enum signal_usage_bit u = usages_with(class_id, signo) & USAGE_BIT(w) ? w : (enum signal_usage_bit)(w | SIGNAL_USAGE_READ);
+	char sig[32];
+	report_printf("... which became %s-%s at:\n", signal_name(signo, sig, sizeof(sig)), safe ? "safe" : "unsafe");
+	print_trace(usage_trace(class_id, signo, u), "  ");
+}
+
+static void print_bad_signal_dependency_body(struct thread_state *ts, void *arg)
+{
+	const struct bad_dependency *b = arg;
+	char next[256], prev[256], safe[256], unsafe[256], middle[256], sig[32];
+	lock_class_name(b->class_id, next, sizeof(next));
+	lock_class_name(b->safe, safe, sizeof(safe));
+	lock_class_name(b->unsafe, unsafe, sizeof(unsafe));
+	lock_class_name(b->path_len ? b->path[0].to : b->unsafe, middle, sizeof(middle));
+	signal_name(b->signo, sig, sizeof(sig));
+	if (b->have_prev)
+		lock_class_name(b->prev.class_id, prev, sizeof(prev));
+	report_record_site(b->ip, NULL, 0);
+	report_record_lock("acquiring", b->lock, next, "lock", 0);
+	if (b->have_prev)
+		report_record_lock("holding", b->prev.lock, prev, "lock", b->prev.acquire_ip);
+	report_record_lock("chain", NULL, safe, signal_usage_name(USED_IN_SIGNAL_W), 0);
+	report_record_lock("chain", NULL, unsafe, signal_usage_name(SIGNAL_ON_W), 0);
+
+	report_printf("%s is trying to acquire:\n", report_task_name());
+	report_printf("%016lx (%s), at: ", (unsigned long)b->lock, next);
+	report_symbolized_ip(b->ip);
+	if (b->have_prev) {
+		report_printf("\n\nand this task is already holding:\n");
+		report_printf("%016lx (%s), at: ", (unsigned long)b->prev.lock, prev);
+		report_symbolized_ip(b->prev.acquire_ip);
+		report_printf("\nwhich would create a new lock dependency:\n (%s) -> (%s)\n", prev, next);
+	} else {
+		report_printf("\n");
+	}
+	report_printf("\nbut this new dependency connects a %s-safe lock:\n (%s)\n", sig, safe);
+	print_became(b->safe, b->signo, 1);
+	report_printf("\nto a %s-unsafe lock:\n (%s)\n", sig, unsafe);
+	print_became(b->unsafe, b->signo, 0);
+	report_printf("\nother info that might help us debug this:\n\n");
+	report_printf(" Possible interrupt unsafe locking scenario:\n\n");
+	report_printf("       CPU0                    CPU1\n");
+	report_printf("       ----                    ----\n");
+	report_printf("  lock(%s);\n", unsafe);
+	report_printf("                               block(%s);\n", sig);
+	report_printf("                               lock(%s);\n", safe);
+	report_printf("                               lock(%s);\n", middle);
+	report_printf("  <Interrupt: %s>\n", sig);
+	report_printf("    lock(%s);\n", safe);
+	report_printf("\n *** DEADLOCK ***\n\n");
+	report_held_locks(ts);
+	report_printf("\nthe dependencies from the %s-safe lock to the %s-unsafe lock:\n", sig, sig);
+	for (size_t i = 0; i < b->path_len; i++) {
+		char from[256], to[256];
+		lock_class_name(b->path[i].from, from, sizeof(from));
+		lock_class_name(b->path[i].to, to, sizeof(to));
+		report_printf("-> (%s) -> (%s), %s taken at:\n", from, to, to);
+		print_trace(b->path[i].stack, "  ");
+	}
+	report_backtrace();
+}
+
+void check_signal_safe_dependency(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip)
+{
+	uint32_t n = __atomic_load_n(&nr_signal_safe_classes, __ATOMIC_ACQUIRE);
+	if (!n || !class_id || class_id >= MAX_LOCK_CLASSES)
+		return;
+	tracer_enter(ts);
+	uint64_t handled = __atomic_load_n(&handled_signals, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < n && i < MAX_SIGNAL_SAFE_CLASSES; i++) {
+		uint32_t safe = __atomic_load_n(&signal_safe_classes[i], __ATOMIC_ACQUIRE);
+		if (!safe)
+			continue;
+		uint64_t safe_for = handled & (__atomic_load_n(&class_usage[safe].signals[USED_IN_SIGNAL_W], __ATOMIC_ACQUIRE) |
+					      __atomic_load_n(&class_usage[safe].signals[USED_IN_SIGNAL_R], __ATOMIC_ACQUIRE));
+		for (; safe_for; safe_for &= safe_for - 1) {
+			struct bad_dependency b = { .lock = lock, .class_id = class_id, .ip = ip, .safe = safe };
+			b.signo = __builtin_ctzll(safe_for) + 1;
+			struct unsafe_match m = { b.signo, 0, 0 };
+			b.unsafe = lock_graph_find_forwards(ts, safe, held_for_read_only(safe, b.signo), is_signal_unsafe,
+							    &m, b.path, &b.path_len);
+			if (!b.unsafe)
+				continue;
+			/* Only a path through the new dependency is news: others
+			 * were checked when they were made. */
+			uint32_t prev_class = 0;
+			for (size_t k = 0; k < b.path_len; k++)
+				if (b.path[k].to == class_id)
+					prev_class = b.path[k].from;
+			if (!prev_class)
+				continue;
+			for (unsigned h = ts->depth; h-- > 0;)
+				if (ts->held[h].kind != HELD_NONE && ts->held[h].class_id == prev_class) {
+					b.prev = ts->held[h];
+					b.have_prev = 1;
+					break;
+				}
+			uint64_t key = ((uint64_t)safe << 32 | b.unsafe) * 0x9E3779B97F4A7C15ull ^ (uint64_t)b.signo;
+			if (key_set_insert(reported_inversions, MAX_REPORTED_INVERSIONS, key | 1) != 2)
+				continue;
+			char title[128], sig[32];
+			signal_name(b.signo, sig, sizeof(sig));
+			snprintf(title, sizeof(title), "WARNING: %s-safe -> %s-unsafe lock order detected", sig, sig);
+			report_emit(ts, REPORT_IRQ_LOCK_INVERSION, 0, title, print_bad_signal_dependency_body, &b);
+		}
+	}
+	tracer_leave(ts);
+}
+
+void signal_usage_enable(void)
+{
+	__atomic_store_n(&lock_graph_new_dependency_hook, check_signal_safe_dependency, __ATOMIC_RELEASE);
+	__atomic_store_n(&signal_usage_tracked, 1, __ATOMIC_RELEASE);
+}

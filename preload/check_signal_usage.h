@@ -34,4 +34,15 @@
 void signal_usage_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,
 			  enum held_kind kind, int read, uintptr_t ip);
 
+/* The program installed a handler: from now on the lock wrappers record
+ * signal usages (signal_usage_tracked) and new dependencies are checked. */
+void signal_usage_enable(void);
+
+/* New dependencies into class_id (the acquisition of `lock` at ip) were
+ * just added to the graph: a signal-safe lock that now reaches a
+ * signal-unsafe one through them is the kernel's "SIGNAL-safe ->
+ * SIGNAL-unsafe lock order detected" (the inversion, found when the
+ * dependency is made rather than when a usage is). */
+void check_signal_safe_dependency(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip);
+
 #endif

@@ -21,6 +21,8 @@
 #include <ucontext.h>
 #include "real_functions.h"
 #include "signal_state.h"
+#include "urcu_calls.h"
+#include "check_signal_usage.h"
 
 INTERPOSE(sigaction);
 __sighandler_t bsd_signal(int signo, __sighandler_t handler);   /* not declared under _GNU_SOURCE */
@@ -58,16 +60,27 @@ static void program_view(struct sigaction *old, uint64_t entry)
 		old->sa_flags &= ~SA_SIGINFO;
 }
 
+/* liburcu-signal's own SIGUSR1 handler (a memory barrier and a flag; every
+ * grace period signals every reader thread) takes no lock: it is left as
+ * liburcu made it, and its signal does not count for the usage checks.
+ * Recognized by the library it is in, with dladdr(), which is not
+ * async-signal-safe: a handler installed from a handler is wrapped. */
+static int is_liburcu_handler(const struct sigaction *act)
+{
+	return !signal_context()->depth && is_urcu_code((uintptr_t)act->sa_handler);
+}
+
 static int installs_a_handler(int signo, const struct sigaction *act)
 {
 	return act && signo > 0 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP &&
-	       act->sa_handler != SIG_IGN && act->sa_handler != SIG_DFL && !is_wrapper(act);
+	       act->sa_handler != SIG_IGN && act->sa_handler != SIG_DFL && !is_wrapper(act) &&
+	       !is_liburcu_handler(act);
 }
 
 static void handled(int signo)
 {
 	__atomic_fetch_or(&handled_signals, signal_bit(signo), __ATOMIC_RELAXED);
-	__atomic_store_n(&signal_usage_tracked, 1, __ATOMIC_RELAXED);
+	signal_usage_enable();
 }
 
 int sigaction(int signo, const struct sigaction *restrict act, struct sigaction *restrict oldact)

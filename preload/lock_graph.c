@@ -18,6 +18,7 @@
 #include "urcu_calls.h"
 
 int lock_graph_enabled = 1;
+void (*lock_graph_new_dependency_hook)(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip);
 uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
 
 /* An edge from -> to: `to` was acquired while `from` was held. Edges are
@@ -694,6 +695,12 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 		}
 		print_circular_bug(ts, &cycles[i]);
 	}
+	/* A new dependency may join a signal-safe lock to a signal-unsafe one
+	 * (the kernel's check_irq_usage() in check_prev_add()). */
+	void (*hook)(struct thread_state *, const void *, uint32_t, uintptr_t) =
+		__atomic_load_n(&lock_graph_new_dependency_hook, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook(ts, lock, class_id, ip);
 out:
 	tracer_leave(ts);
 }

@@ -36,6 +36,12 @@ uint32_t rcu_flavor_class(enum rcu_flavor flavor);
 /* Whether the validator runs (option detect_deadlocks). */
 extern int lock_graph_enabled;
 
+/* Called (outside the graph lock) after an acquisition added dependencies
+ * into class_id; set by the signal usage checks once the program
+ * installed a handler (check_signal_usage.h), NULL before. */
+extern void (*lock_graph_new_dependency_hook)(struct thread_state *ts, const void *lock, uint32_t class_id,
+					      uintptr_t ip);
+
 /* The slow path: validate the chain with key `chain_key` (not yet in the
  * validated set), and the same-class instance pairs. */
 void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,

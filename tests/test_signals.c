@@ -167,6 +167,26 @@ Test(signals, signal_unsafe_use_of_a_lock_a_signal_safe_lock_took)
 	run_free(&r);
 }
 
+/* Both usages first, the dependency last: the kernel's check_irq_usage()
+ * at the new dependency, its own title. */
+Test(signals, new_dependency_from_a_signal_safe_to_a_signal_unsafe_lock)
+{
+	struct run r = run_signals("memb", "bug-dependency-joins-safe-and-unsafe-locks");
+	expect_one_report(&r, "WARNING: SIGALRM-safe -> SIGALRM-unsafe lock order detected\n",
+			  "SUMMARY: lockdep-rcu: 1 report: 1 irq lock inversion dependency\n");
+	cr_expect(names_site(&r, 1, "\n\nand this task is already holding:\n"), "%s\n%s", r.out, r.err);
+	cr_expect(strstr(r.err, " (stats_lock), at: bug_dependency_joins_safe_and_unsafe_locks+"), "%s", r.err);
+	cr_expect(strstr(r.err, "which would create a new lock dependency:\n (stats_lock) -> (table_lock)\n\n"
+				"but this new dependency connects a SIGALRM-safe lock:\n (stats_lock)\n"
+				"... which became SIGALRM-safe at:\n  alarm_takes_stats_lock+"),
+		  "%s", r.err);
+	cr_expect(strstr(r.err, "\nto a SIGALRM-unsafe lock:\n (table_lock)\n... which became SIGALRM-unsafe at:\n"
+				"  lock_and_unlock+"),
+		  "%s", r.err);
+	cr_expect(strstr(r.err, inversion_table), "%s", r.err);
+	run_free(&r);
+}
+
 /* ---- nesting, SA_RESETHAND, siglongjmp -------------------------------------------- */
 
 Test(signals, nested_handler_is_named_and_unwound)

@@ -152,6 +152,7 @@ static const struct { const char *prefix, *suffix, *kind; } kinds[] = {
 		{ "WARNING: possible circular locking dependency", "", "circular_dependency" },
 		{ "WARNING: inconsistent lock state", "", "inconsistent_lock_state" },
 		{ "WARNING: possible irq lock inversion dependency detected", "", "irq_lock_inversion" },
+		{ "WARNING: SIG", "-unsafe lock order detected", "irq_lock_inversion" },
 		{ "INFO: task ", " seconds.", "hung_task" },   /* "INFO: task comm:tid blocked for more than N seconds." */
 		{ "INFO: rcu_", " detected stalls on tasks:", "rcu_stall" },
 		{ "WARNING: ", "", "lockdep_assertion" },   /* "WARNING: comm/tid at file:line" */

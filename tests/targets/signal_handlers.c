@@ -189,6 +189,21 @@ SCENARIO bug_unsafe_use_of_lock_a_safe_lock_takes(void)
 	pthread_mutex_unlock(&table_lock);
 }
 
+/* The same bug, found when the dependency is made: both usages are known
+ * before stats_lock is first held while taking table_lock. */
+SCENARIO bug_dependency_joins_safe_and_unsafe_locks(void)
+{
+	install(SIGALRM, alarm_takes_stats_lock, SA_RESTART);
+	raise(SIGALRM);                               /* stats_lock SIGALRM-safe */
+	lock_and_unlock(&table_lock);                 /* table_lock SIGALRM-unsafe */
+	block(SIGALRM, SIG_BLOCK);
+	pthread_mutex_lock(&stats_lock);
+	pthread_mutex_lock(&table_lock); printf("site %d\n", __LINE__);
+	pthread_mutex_unlock(&table_lock);
+	pthread_mutex_unlock(&stats_lock);
+	block(SIGALRM, SIG_UNBLOCK);
+}
+
 /* Correct twin: table_lock too is only taken with SIGALRM blocked. */
 SCENARIO ok_safe_lock_takes_safe_lock(void)
 {
@@ -448,6 +463,7 @@ int main(int argc, char **argv)
 		{ "ok-reads-in-and-out-of-handler", ok_reads_in_and_out_of_handler },
 		{ "bug-safe-lock-takes-unsafe-lock", bug_safe_lock_takes_unsafe_lock },
 		{ "bug-unsafe-use-of-lock-a-safe-lock-takes", bug_unsafe_use_of_lock_a_safe_lock_takes },
+		{ "bug-dependency-joins-safe-and-unsafe-locks", bug_dependency_joins_safe_and_unsafe_locks },
 		{ "ok-safe-lock-takes-safe-lock", ok_safe_lock_takes_safe_lock },
 		{ "ok-async-signal-safe-handler", ok_async_signal_safe_handler },
 		{ "ok-sigwait-thread", ok_sigwait_thread },

@@ -52,6 +52,10 @@ Test(signal_usage, report_titles_are_known_kinds)
 	cr_expect_str_eq(splat_kind_of_title("WARNING: inconsistent lock state"), "inconsistent_lock_state");
 	cr_expect_str_eq(splat_kind_of_title("WARNING: possible irq lock inversion dependency detected"),
 			 "irq_lock_inversion");
+	cr_expect_str_eq(splat_kind_of_title("WARNING: SIGALRM-safe -> SIGALRM-unsafe lock order detected"),
+			 "irq_lock_inversion");
+	cr_expect_str_eq(splat_kind_of_title("WARNING: SIGRTMIN+2-safe -> SIGRTMIN+2-unsafe lock order detected"),
+			 "irq_lock_inversion");
 	cr_expect(splat_is_report_kind("inconsistent_lock_state"));
 	cr_expect(splat_is_report_kind("irq_lock_inversion"));
 }
