@@ -140,6 +140,7 @@ struct usage_bug {
 	int signo;
 	enum signal_usage_bit new_usage, prev_usage;
 	uintptr_t ip;
+	int in_signal;              /* the handler running, or 0 */
 };
 
 static void print_usage_bug_body(struct thread_state *ts, void *arg)
@@ -156,8 +157,12 @@ static void print_usage_bug_body(struct thread_state *ts, void *arg)
 
 	report_printf("inconsistent {%s} -> {%s} usage.\n", signal_usage_name(b->prev_usage),
 		      signal_usage_name(b->new_usage));
+	char running[32];
 	if (in_handler)
 		report_printf("%s [in the handler of %s] takes:\n", report_task_name(), sig);
+	else if (b->in_signal)
+		report_printf("%s [in the handler of %s, %s not blocked] takes:\n", report_task_name(),
+			      signal_name(b->in_signal, running, sizeof(running)), sig);
 	else
 		report_printf("%s [%s not blocked] takes:\n", report_task_name(), sig);
 	report_printf("%016lx (%s){%s}, at: ", (unsigned long)b->lock, name, held_kind_text(b->kind));
@@ -396,7 +401,8 @@ static void mark_signal_usage(struct thread_state *ts, const void *lock, uint32_
 		remember_signal_safe(class_id);
 	int conflict = signal_usage_first_conflict(u, usages_with(class_id, signo));
 	if (conflict >= 0) {
-		struct usage_bug b = { lock, class_id, kind, signo, u, (enum signal_usage_bit)conflict, ip };
+		struct usage_bug b = { lock, class_id, kind, signo, u, (enum signal_usage_bit)conflict, ip,
+				       signal_current_handler(signal_context()) };
 		print_usage_bug(ts, &b);
 		return;
 	}

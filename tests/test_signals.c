@@ -203,6 +203,23 @@ Test(signals, reset_hand_runs_once_and_is_silent) { expect_silent("memb", "ok-re
 
 Test(signals, siglongjmp_out_of_a_handler_leaves_it) { expect_silent("memb", "ok-siglongjmp-out-of-handler"); }
 
+Test(signals, siglongjmp_out_of_an_altstack_handler_leaves_it)
+{
+	expect_silent("memb", "ok-siglongjmp-out-of-altstack-handler");
+}
+
+/* SA_NODEFER: taken in the handler with its own signal deliverable. */
+Test(signals, nodefer_handler_that_locks)
+{
+	struct run r = run_signals("memb", "bug-nodefer-handler-takes-lock");
+	expect_one_report(&r, INCONSISTENT, "SUMMARY: lockdep-rcu: 1 report: 1 inconsistent lock state\n");
+	cr_expect(strstr(r.err, "\ninconsistent {IN-SIGNAL-W} -> {SIGNAL-ON-W} usage.\n"), "%s", r.err);
+	cr_expect(strstr(r.err, " [in the handler of SIGALRM, SIGALRM not blocked] takes:\n"), "%s", r.err);
+	cr_expect(names_site(&r, 1, "\n{IN-SIGNAL-W} state was registered at:\n  alarm_takes_table_lock+"), "%s\n%s",
+		  r.out, r.err);
+	run_free(&r);
+}
+
 /* ---- RCU in handlers ---------------------------------------------------------- */
 
 static void expect_illegal_wait(const char *flavor, const char *scenario, const char *what)

@@ -339,6 +339,35 @@ SCENARIO ok_siglongjmp_out_of_handler(void)
 	block(SIGALRM, SIG_UNBLOCK);
 }
 
+/* The same on the alternate signal stack (SA_ONSTACK): its addresses say
+ * nothing about the thread's own stack, the handler is left all the same. */
+SCENARIO ok_siglongjmp_out_of_altstack_handler(void)
+{
+	static char altstack[64 * 1024];
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack), .ss_flags = 0 };
+	if (sigaltstack(&ss, NULL))
+		abort();
+	install(SIGALRM, alarm_jumps_out, SA_ONSTACK);
+	for (int i = 0; i < 3; i++) {
+		if (sigsetjmp(escape, 1) == 0)
+			raise(SIGALRM);
+		lock_and_unlock(&table_lock);
+	}
+	in_thread(lock_and_unlock_table);
+	block(SIGALRM, SIG_BLOCK);
+	lock_and_unlock(&stats_lock);
+	block(SIGALRM, SIG_UNBLOCK);
+}
+
+/* SA_NODEFER: the signal stays deliverable in its own handler, which may
+ * then interrupt itself while it holds the lock. */
+SCENARIO bug_nodefer_handler_takes_lock(void)
+{
+	install(SIGALRM, alarm_takes_table_lock, SA_NODEFER);
+	raise(SIGALRM);
+	print_handler_site();
+}
+
 /* ---- RCU in handlers ------------------------------------------------------- */
 
 static void alarm_synchronizes(int signo)
@@ -470,6 +499,8 @@ int main(int argc, char **argv)
 		{ "bug-nested-handler", bug_nested_handler },
 		{ "ok-reset-hand", ok_reset_hand },
 		{ "ok-siglongjmp-out-of-handler", ok_siglongjmp_out_of_handler },
+		{ "ok-siglongjmp-out-of-altstack-handler", ok_siglongjmp_out_of_altstack_handler },
+		{ "bug-nodefer-handler-takes-lock", bug_nodefer_handler_takes_lock },
 		{ "bug-synchronize-rcu-in-handler", bug_synchronize_rcu_in_handler },
 		{ "bug-rcu-barrier-in-handler", bug_rcu_barrier_in_handler },
 		{ "ok-read-side-in-handler", ok_read_side_in_handler },
