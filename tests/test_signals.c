@@ -347,3 +347,30 @@ Test(signals, report_groups_suppresses_and_records_the_new_kinds, .timeout = 60)
 	free(records);
 	cli_remove_dir(dir);
 }
+
+/* A log whose records were lost (captured stderr, a copied log) is read
+ * from its text, into the same bug as the same report told by its record. */
+Test(signals, report_groups_text_and_records_of_one_bug_together, .timeout = 60)
+{
+	static const char *const scenarios[] = { "bug-unblocked-use-after-handler", "bug-safe-lock-takes-unsafe-lock",
+						 "bug-unsafe-use-of-lock-a-safe-lock-takes",
+						 "bug-dependency-joins-safe-and-unsafe-locks" };
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
+		char *dir = cli_temp_dir();
+		char out[4200], records[4300];
+		for (int run = 0; run < 2; run++) {
+			snprintf(out, sizeof(out), "%s/run%d", dir, run);
+			struct run r = cli_env(0, NULL, "run", "-o", out, "--", cli_target(TARGET ".memb"), scenarios[i],
+					       NULL);
+			cr_expect_eq(r.exit_code, 66, "%s", r.err);
+			run_free(&r);
+		}
+		snprintf(records, sizeof(records), "find '%s/run1' -name '*.jsonl' -delete", dir);
+		cr_assert_eq(system(records), 0);
+		struct run r = cli_env(0, NULL, "report", dir, NULL);
+		cr_expect(strstr(r.out, "lockdep-rcu report: 1 bug (2 reports) in 2 of 2 runs"), "[%s]\n%s%s", scenarios[i],
+			  r.out, r.err);
+		run_free(&r);
+		cli_remove_dir(dir);
+	}
+}
