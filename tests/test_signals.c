@@ -277,6 +277,7 @@ Test(signals, sigaction_old_action_ign_dfl_and_refusals_unchanged) { expect_same
 Test(signals, errno_around_the_handler_unchanged) { expect_same_semantics("errno"); }
 Test(signals, sa_restart_unchanged) { expect_same_semantics("restart"); }
 Test(signals, mask_inside_handler_unchanged) { expect_same_semantics("mask-in-handler"); }
+Test(signals, sigsuspend_and_old_masks_unchanged) { expect_same_semantics("sigsuspend"); }
 
 /* ---- the command: grouped, suppressed, recorded ------------------------------------ */
 

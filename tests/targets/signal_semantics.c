@@ -195,6 +195,28 @@ SCENARIO mask_in_handler(void)
 	CHECK(!sigismember(&cur, SIGUSR1) && !sigismember(&cur, SIGUSR2), "mask restored after the handler");
 }
 
+/* sigsuspend() with a temporary mask: the pending signal's handler runs
+ * inside it, the call fails with EINTR, and the mask comes back; the old
+ * mask pthread_sigmask() returns is the real one throughout. */
+SCENARIO suspend(void)
+{
+	signal(SIGUSR1, plain_handler);
+	sigset_t block_usr1, old, cur, none;
+	sigemptyset(&block_usr1);
+	sigaddset(&block_usr1, SIGUSR1);
+	sigemptyset(&none);
+	CHECK(pthread_sigmask(SIG_BLOCK, &block_usr1, &old) == 0 && !sigismember(&old, SIGUSR1), "block");
+	int before = runs;
+	raise(SIGUSR1);
+	CHECK(runs == before, "blocked: pending, not run");
+	errno = 0;
+	CHECK(sigsuspend(&none) == -1 && errno == EINTR, "sigsuspend: errno %d", errno);
+	CHECK(runs == before + 1, "the handler ran inside sigsuspend()");
+	CHECK(pthread_sigmask(SIG_SETMASK, NULL, &cur) == 0 && sigismember(&cur, SIGUSR1), "mask back after sigsuspend");
+	CHECK(sigprocmask(SIG_SETMASK, &old, &cur) == 0 && sigismember(&cur, SIGUSR1), "sigprocmask's old mask");
+	CHECK(pthread_sigmask(SIG_SETMASK, NULL, &cur) == 0 && !sigismember(&cur, SIGUSR1), "unblocked again");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct scenario scenarios[] = {
@@ -202,6 +224,7 @@ int main(int argc, char **argv)
 		{ "errno", errno_around_handler },
 		{ "restart", restart },
 		{ "mask-in-handler", mask_in_handler },
+		{ "sigsuspend", suspend },
 		{ NULL, NULL },
 	};
 	int ret = run_scenario(argc, argv, scenarios);
