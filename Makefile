@@ -50,7 +50,8 @@ LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header
 # its own scope and its host; a library whose destructor witnesses exit.
 PLUGIN_TARGETS := $(BUILD)/targets/liburcu_plugin.so $(BUILD)/targets/plugin_host \
 	$(BUILD)/targets/libexit_witness.so $(BUILD)/targets/exit_witness_main \
-	$(BUILD)/targets/libunwind_host $(BUILD)/targets/liblock_plugin_a.so $(BUILD)/targets/liblock_plugin_b.so
+	$(BUILD)/targets/libunwind_host $(BUILD)/targets/liblock_plugin_a.so $(BUILD)/targets/liblock_plugin_b.so \
+	$(BUILD)/targets/libearly_handler.so $(BUILD)/targets/early_handler_main
 $(BUILD)/targets/liburcu_plugin.so: tests/targets/plugins/urcu_plugin.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@ -lurcu-memb -lurcu-common
@@ -71,6 +72,12 @@ $(BUILD)/targets/libunwind_host: tests/targets/plugins/libunwind_host.c
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -Wl,--no-as-needed /usr/lib/x86_64-linux-gnu/libunwind.so.8
 $(BUILD)/targets/exit_witness_main: tests/targets/plugins/exit_witness_main.c $(BUILD)/targets/libexit_witness.so
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -lexit_witness -Wl,-rpath,'$$ORIGIN'
+# A library whose constructor installs a signal handler before the tracer's runs.
+$(BUILD)/targets/libearly_handler.so: tests/targets/plugins/early_handler.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@
+$(BUILD)/targets/early_handler_main: tests/targets/plugins/early_handler_main.c $(BUILD)/targets/libearly_handler.so
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -learly_handler -Wl,-rpath,'$$ORIGIN'
 
 SUITE_SRCS := $(wildcard tests/*.c)
 SUITE := $(BUILD)/tests/suite

@@ -220,6 +220,22 @@ Test(signals, nodefer_handler_that_locks)
 	run_free(&r);
 }
 
+/* A library's constructor installs the handler before the tracer's
+ * constructor ran (tests/targets/plugins/early_handler.c). */
+Test(signals, handler_installed_before_the_tracer_constructor)
+{
+	struct run_options o = { .preload = 1, .timeout = 20 };
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", build_path("targets/early_handler_main"));
+	char *argv[] = { path, NULL };
+	struct run r = run_program(argv, &o);
+	expect_one_report(&r, INCONSISTENT, "SUMMARY: lockdep-rcu: 1 report: 1 inconsistent lock state\n");
+	cr_expect(strstr(r.err, "\ninconsistent {IN-SIGNAL-W} -> {SIGNAL-ON-W} usage.\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "(early_lock){mutex}, at: early_lock_use+"), "%s", r.err);
+	cr_expect(strstr(r.err, "{IN-SIGNAL-W} state was registered at:\n  early_handler+"), "%s", r.err);
+	run_free(&r);
+}
+
 /* ---- RCU in handlers ---------------------------------------------------------- */
 
 static void expect_illegal_wait(const char *flavor, const char *scenario, const char *what)
