@@ -423,8 +423,8 @@ static __attribute__((noinline, cold)) void mark_new_usages(struct thread_state 
 	tracer_leave(ts);
 }
 
-void signal_usage_acquire(struct thread_state *ts, const void *lock, uint32_t class_id, enum held_kind kind,
-			  int read, uintptr_t ip)
+static void record_signal_usage(struct thread_state *ts, const void *lock, uint32_t class_id, enum held_kind kind,
+				int read, uintptr_t ip, int may_wait)
 {
 	if (!class_id || class_id >= MAX_LOCK_CLASSES)
 		return;
@@ -434,7 +434,7 @@ void signal_usage_acquire(struct thread_state *ts, const void *lock, uint32_t cl
 	const struct class_signal_usage *u = &class_usage[class_id];
 	enum signal_usage_bit in_usage = read ? USED_IN_SIGNAL_R : USED_IN_SIGNAL_W;
 	enum signal_usage_bit on_usage = read ? SIGNAL_ON_R : SIGNAL_ON_W;
-	int in_signal = signal_current_handler(sc);
+	int in_signal = may_wait ? signal_current_handler(sc) : 0;
 	uint64_t new_in = 0, new_on = 0;
 	if (in_signal && !(__atomic_load_n(&u->signals[in_usage], __ATOMIC_RELAXED) & signal_bit(in_signal)))
 		new_in = signal_bit(in_signal);
@@ -574,6 +574,20 @@ void check_signal_safe_dependency(struct thread_state *ts, const void *lock, uin
 		}
 	}
 	tracer_leave(ts);
+}
+
+void signal_usage_acquire(struct thread_state *ts, const void *lock, uint32_t class_id, enum held_kind kind,
+			  int read, uintptr_t ip)
+{
+	record_signal_usage(ts, lock, class_id, kind, read, ip, 1);
+}
+
+void signal_usage_trylocked(struct thread_state *ts, const void *lock, uint32_t class_id, enum held_kind kind,
+			    int read, uintptr_t ip)
+{
+	if (!class_id)
+		class_id = lock_class_of(lock, ip);
+	record_signal_usage(ts, lock, class_id, kind, read, ip, 0);
 }
 
 void signal_usage_enable(void)

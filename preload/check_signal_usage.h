@@ -34,6 +34,12 @@
 void signal_usage_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,
 			  enum held_kind kind, int read, uintptr_t ip);
 
+/* A trylock took `lock` (class_id 0: not looked up yet): only its
+ * SIGNAL-ON usage counts. Held, it blocks a handler that waits for it; a
+ * trylock in a handler never waits, so it makes no IN-SIGNAL usage. */
+void signal_usage_trylocked(struct thread_state *ts, const void *lock, uint32_t class_id,
+			    enum held_kind kind, int read, uintptr_t ip);
+
 /* The program installed a handler: from now on the lock wrappers record
  * signal usages (signal_usage_tracked) and new dependencies are checked. */
 void signal_usage_enable(void);

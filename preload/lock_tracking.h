@@ -122,6 +122,8 @@ static inline void lock_acquired_by_trylock(struct thread_state *ts, const void 
 					    enum held_kind kind, uintptr_t ip, uint8_t attr)
 {
 	uint32_t class_id = unlikely(ts->next_subclass) ? lock_class_for_acquire(ts, lock, ip) : 0;
+	if (unlikely(signal_usage_tracked))   /* held with a signal deliverable */
+		signal_usage_trylocked(ts, lock, class_id, kind, attr & HELD_ATTR_READ_RECURSIVE, ip);
 	struct held_lock *h = held_lock_push(ts, lock, kind, ip, class_id, attr | HELD_ATTR_TRYLOCK);
 	if (unlikely(lock_stat_enabled) && h)
 		lock_stat_acquired(ts, (unsigned)(h - ts->held));

@@ -98,6 +98,18 @@ Test(signals, lock_with_the_signal_deliverable_after_use_in_handler)
 	run_free(&r);
 }
 
+Test(signals, lock_in_handler_after_trylock_with_the_signal_deliverable)
+{
+	struct run r = run_signals("memb", "bug-trylock-then-handler");
+	expect_one_report(&r, INCONSISTENT, "SUMMARY: lockdep-rcu: 1 report: 1 inconsistent lock state\n");
+	cr_expect(strstr(r.err, "\ninconsistent {SIGNAL-ON-W} -> {IN-SIGNAL-W} usage.\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "{SIGNAL-ON-W} state was registered at:\n  bug_trylock_then_handler+"), "%s", r.err);
+	cr_expect(names_site(&r, 1, "\n"), "%s\n%s", r.out, r.err);
+	run_free(&r);
+}
+
+Test(signals, trylock_in_handler_is_silent) { expect_silent("memb", "ok-trylock-in-handler"); }
+
 /* Every flavor: the checks do not depend on liburcu (and liburcu-signal's
  * own SIGUSR1 handler changes nothing). */
 Test(signals, inconsistent_state_in_every_flavor)

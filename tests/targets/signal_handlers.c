@@ -115,6 +115,35 @@ SCENARIO ok_blocked_around_the_lock(void)
 	block(SIGALRM, SIG_UNBLOCK);
 }
 
+/* A lock held after a trylock is held all the same: taken by trylock with
+ * SIGALRM deliverable, then in SIGALRM's handler. */
+SCENARIO bug_trylock_then_handler(void)
+{
+	install(SIGALRM, alarm_takes_table_lock, SA_RESTART);
+	if (pthread_mutex_trylock(&table_lock) == 0) {
+		printf("site %d\n", __LINE__ - 1);
+		pthread_mutex_unlock(&table_lock);
+	}
+	raise(SIGALRM);
+	print_handler_site();
+}
+
+static void alarm_tries_table_lock(int signo)
+{
+	(void)signo;
+	if (pthread_mutex_trylock(&table_lock) == 0)
+		pthread_mutex_unlock(&table_lock);
+}
+
+/* Correct: a handler that only tries the lock never waits for it. */
+SCENARIO ok_trylock_in_handler(void)
+{
+	install(SIGALRM, alarm_tries_table_lock, SA_RESTART);
+	raise(SIGALRM);
+	lock_and_unlock(&table_lock);
+	raise(SIGALRM);
+}
+
 /* ---- read variants ------------------------------------------------------ */
 
 static void alarm_reads_config(int signo)
@@ -488,6 +517,8 @@ int main(int argc, char **argv)
 		{ "bug-in-handler-after-unblocked-use", bug_in_handler_after_unblocked_use },
 		{ "bug-unblocked-use-after-handler", bug_unblocked_use_after_handler },
 		{ "ok-blocked-around-the-lock", ok_blocked_around_the_lock },
+		{ "bug-trylock-then-handler", bug_trylock_then_handler },
+		{ "ok-trylock-in-handler", ok_trylock_in_handler },
 		{ "bug-write-lock-after-read-in-handler", bug_write_lock_after_read_in_handler },
 		{ "ok-reads-in-and-out-of-handler", ok_reads_in_and_out_of_handler },
 		{ "bug-safe-lock-takes-unsafe-lock", bug_safe_lock_takes_unsafe_lock },
