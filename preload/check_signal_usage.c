@@ -36,7 +36,8 @@ struct usage_trace {
 };
 static struct usage_trace usage_traces[MAX_SIGNAL_USAGE_TRACES];
 
-/* Inversions reported, by (safe class, unsafe class, signal). */
+/* Reports made: inversions by (safe class, unsafe class, signal),
+ * inconsistent states by (class, signal, usage in the handler). */
 #define MAX_REPORTED_INVERSIONS 4096
 static uint64_t reported_inversions[MAX_REPORTED_INVERSIONS];
 
@@ -188,6 +189,13 @@ static void print_usage_bug_body(struct thread_state *ts, void *arg)
 
 static void print_usage_bug(struct thread_state *ts, const struct usage_bug *b)
 {
+	/* Two threads adding the two usages at once may each see the other's:
+	 * one report per (class, signal, write or read in the handler). */
+	enum signal_usage_bit inside = b->new_usage & SIGNAL_USAGE_DIR ? b->prev_usage : b->new_usage;
+	uint64_t key = ((uint64_t)b->class_id << 16 | (uint64_t)b->signo << 8 | (uint64_t)inside | 0x80) *
+		       0x9E3779B97F4A7C15ull;
+	if (key_set_insert(reported_inversions, MAX_REPORTED_INVERSIONS, key | 1) != 2)
+		return;
 	report_emit(ts, REPORT_INCONSISTENT_LOCK_STATE, 0, "WARNING: inconsistent lock state", print_usage_bug_body,
 		    (void *)b);
 }
