@@ -110,6 +110,19 @@ Test(signals, lock_in_handler_after_trylock_with_the_signal_deliverable)
 
 Test(signals, trylock_in_handler_is_silent) { expect_silent("memb", "ok-trylock-in-handler"); }
 
+/* The signal landing while the lock is held: the handler blocks forever on
+ * its own thread's lock, and the report is out before it does. */
+Test(signals, real_deadlock_in_handler_is_explained_before_it_hangs, .timeout = 20)
+{
+	struct run_options o = { .preload = 1, .timeout = 2 };
+	struct run r = run_target(TARGET, "memb", "bug-deadlock-in-handler", &o);
+	cr_expect(r.timed_out, "the program really deadlocks: %d\n%s", r.exit_code, r.err);
+	cr_expect(strstr(r.err, INCONSISTENT "lockdep-rcu"), "%s", r.err);
+	cr_expect(strstr(r.err, "\ninconsistent {SIGNAL-ON-W} -> {IN-SIGNAL-W} usage.\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "\n1 lock held by signal_handlers/"), "the interrupted code's lock: %s", r.err);
+	run_free(&r);
+}
+
 /* Every flavor: the checks do not depend on liburcu (and liburcu-signal's
  * own SIGUSR1 handler changes nothing). */
 Test(signals, inconsistent_state_in_every_flavor)

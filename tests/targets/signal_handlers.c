@@ -90,6 +90,16 @@ SCENARIO bug_unblocked_use_after_handler(void)
 	pthread_mutex_unlock(&table_lock);
 }
 
+/* The deadlock itself: SIGALRM lands while main holds table_lock, and the
+ * handler waits for it forever. Reported before the handler blocks. */
+SCENARIO bug_deadlock_in_handler(void)
+{
+	install(SIGALRM, alarm_takes_table_lock, SA_RESTART);
+	pthread_mutex_lock(&table_lock);
+	raise(SIGALRM);
+	pthread_mutex_unlock(&table_lock);
+}
+
 /* Correct twin: outside the handler the lock is only taken with SIGALRM
  * blocked, so the handler can never interrupt its holder. */
 SCENARIO ok_blocked_around_the_lock(void)
@@ -516,6 +526,7 @@ int main(int argc, char **argv)
 	static const struct scenario scenarios[] = {
 		{ "bug-in-handler-after-unblocked-use", bug_in_handler_after_unblocked_use },
 		{ "bug-unblocked-use-after-handler", bug_unblocked_use_after_handler },
+		{ "bug-deadlock-in-handler", bug_deadlock_in_handler },
 		{ "ok-blocked-around-the-lock", ok_blocked_around_the_lock },
 		{ "bug-trylock-then-handler", bug_trylock_then_handler },
 		{ "ok-trylock-in-handler", ok_trylock_in_handler },
