@@ -50,7 +50,8 @@ LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header
 # its own scope and its host; a library whose destructor witnesses exit.
 PLUGIN_TARGETS := $(BUILD)/targets/liburcu_plugin.so $(BUILD)/targets/plugin_host \
 	$(BUILD)/targets/libexit_witness.so $(BUILD)/targets/exit_witness_main \
-	$(BUILD)/targets/libunwind_host $(BUILD)/targets/liblock_plugin_a.so $(BUILD)/targets/liblock_plugin_b.so
+	$(BUILD)/targets/libunwind_host $(BUILD)/targets/liblock_plugin_a.so $(BUILD)/targets/liblock_plugin_b.so \
+	$(BUILD)/targets/libearly_handler.so $(BUILD)/targets/early_handler_main
 $(BUILD)/targets/liburcu_plugin.so: tests/targets/plugins/urcu_plugin.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@ -lurcu-memb -lurcu-common
@@ -71,6 +72,12 @@ $(BUILD)/targets/libunwind_host: tests/targets/plugins/libunwind_host.c
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -Wl,--no-as-needed /usr/lib/x86_64-linux-gnu/libunwind.so.8
 $(BUILD)/targets/exit_witness_main: tests/targets/plugins/exit_witness_main.c $(BUILD)/targets/libexit_witness.so
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -lexit_witness -Wl,-rpath,'$$ORIGIN'
+# A library whose constructor installs a signal handler before the tracer's runs.
+$(BUILD)/targets/libearly_handler.so: tests/targets/plugins/early_handler.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@
+$(BUILD)/targets/early_handler_main: tests/targets/plugins/early_handler_main.c $(BUILD)/targets/libearly_handler.so
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -learly_handler -Wl,-rpath,'$$ORIGIN'
 
 SUITE_SRCS := $(wildcard tests/*.c)
 SUITE := $(BUILD)/tests/suite
@@ -182,7 +189,7 @@ UNIT_LOGIC := preload/options.c preload/suppressions.c preload/class_rules.c pre
 	preload/key_set.c preload/lock_instances.c preload/stack_depot.c preload/lock_graph.c tools/logparse.c tools/util.c \
 	tools/logfile.c tools/json_read.c tools/record.c tools/splat.c tools/splat_text.c tools/bug_key.c
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h preload/tracer_lock.h \
-		preload/thread_state.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
+		preload/thread_state.h preload/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ -lcriterion
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "checks.h"
 #include "report.h"
+#include "signal_usage.h"
 #include "symbolize.h"
 #include "options.h"
 #include "backtrace.h"
@@ -211,6 +212,21 @@ void print_illegal_sync(struct thread_state *ts, uintptr_t ip, const char *what)
 	char msg[160];
 	snprintf(msg, sizeof(msg), "Illegal %s in RCU read-side critical section", what);
 	print_suspicious_rcu(ts, ip, NULL, 0, msg);
+}
+
+/* A grace period waited for in a signal handler: it waits for readers,
+ * and the reader may be the code the handler interrupted (its own
+ * thread: it never ends its read side until the handler returns), or a
+ * thread waiting for a lock that code holds. liburcu's signal flavor adds
+ * that its grace periods signal every reader and wait for their answer. */
+void print_illegal_sync_in_handler(struct thread_state *ts, uintptr_t ip, const char *what, int signo)
+{
+	char msg[160], sig[32];
+	snprintf(msg, sizeof(msg), "Illegal %s in a signal handler (%s)", what, signal_name(signo, sig, sizeof(sig)));
+	print_suspicious_rcu_detail(ts, ip, msg,
+				    "a grace period waits for every reader: a handler that interrupted a read side "
+				    "(on its own thread, or one another thread waits for) waits for itself; "
+				    "defer the work to a thread (call_rcu(), or a flag the program polls)");
 }
 
 struct lock_event {

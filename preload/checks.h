@@ -44,6 +44,8 @@ void check_unregistered_reader(struct thread_state *ts, enum rcu_flavor flavor, 
 /* The thread registered with flavor: its earlier reads are forgiven. */
 void forget_unregistered_reads(enum rcu_flavor flavor);
 void print_illegal_sync(struct thread_state *ts, uintptr_t ip, const char *what);
+/* synchronize_rcu() / rcu_barrier() called from the handler of signo. */
+void print_illegal_sync_in_handler(struct thread_state *ts, uintptr_t ip, const char *what, int signo);
 /* An unlock of a lock this thread has no entry for: one taken past
  * MAX_LOCK_DEPTH (the C library's owner field tells, where it has one),
  * or the kernel's bad unlock balance. */

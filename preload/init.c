@@ -17,10 +17,12 @@
 #include "wait_state.h"
 
 void tracer_register_fork_handlers(void);
+void signal_intercepts_init(void);
 
 __attribute__((constructor)) static void tracer_init(void)
 {
 	tracer_register_fork_handlers();
+	signal_intercepts_init();
 	thread_registry_add(thread_state());
 	options_init();
 	lock_stat_setup();

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "urcu_calls.h"
 #include "real_functions.h"
+#include "signal_state.h"
 
 /* ---- generic operations ----------------------------------------------- */
 
@@ -61,6 +62,8 @@ static inline void urcu_wait_for_readers(enum rcu_flavor f, void (*real)(void), 
 	}
 	if (unlikely(urcu_in_read_side(ts, f)))
 		print_illegal_sync(ts, urcu_program_site(ip), what);
+	else if (unlikely(signal_usage_tracked) && signal_handler_running())
+		print_illegal_sync_in_handler(ts, urcu_program_site(ip), what, signal_handler_running());
 	else if (unlikely(is_barrier && ts->urcu_worker))
 		print_suspicious_rcu_detail(ts, urcu_program_site(ip),
 					    "rcu_barrier() from a call_rcu() worker thread",

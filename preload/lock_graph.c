@@ -18,6 +18,7 @@
 #include "urcu_calls.h"
 
 int lock_graph_enabled = 1;
+void (*lock_graph_new_dependency_hook)(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip);
 uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
 
 /* An edge from -> to: `to` was acquired while `from` was held. Edges are
@@ -224,6 +225,68 @@ static size_t path_to(uint32_t target, int final_read, struct path_step *path)
 	for (size_t i = 0; i < n; i++)
 		path[i] = reversed[n - 1 - i];
 	return n;
+}
+
+/* The kernel's find_usage_forwards(), over the same states as
+ * find_strong_path(): breadth first, so the path found is a shortest one. */
+uint32_t lock_graph_find_forwards(struct thread_state *ts, uint32_t from, int from_read,
+				  int (*match)(uint32_t class_id, int taken_for_read, void *arg), void *arg,
+				  struct dependency_step *path, size_t *path_len)
+{
+	*path_len = 0;
+	if (!from || !tracer_lock_acquire(&graph, ts))
+		return 0;
+	if (++search_stamp == 0) {
+		memset(search, 0, sizeof(search));
+		search_stamp = 1;
+	}
+	uint32_t head = 0, tail = 0, found = 0;
+	int found_read = 0;
+	search[from][from_read].stamp = search_stamp;
+	search[from][from_read].parent_edge = 0;
+	search_queue[tail++] = from << 1 | (uint32_t)from_read;
+	while (head < tail && !found) {
+		uint32_t node = search_queue[head] >> 1;
+		int reached_by_read = search_queue[head] & 1;
+		head++;
+		if (node != from && match(node, reached_by_read, arg)) {
+			found = node;
+			found_read = reached_by_read;
+			break;
+		}
+		for (uint32_t e = lock_classes[node].first_dependency; e; e = dependencies[e].next_out) {
+			const struct lock_dependency *d = &dependencies[e];
+			for (int bit = 0; bit < 4; bit++) {
+				if (!(d->types & (1u << bit)))
+					continue;
+				int held_read = bit >> 1, acquired_read = bit & 1;
+				if (reached_by_read && held_read)
+					continue;   /* read-read at `node`: no wait there */
+				struct search_state *st = &search[d->to][acquired_read];
+				if (st->stamp == search_stamp || lock_classes[d->to].dead)
+					continue;
+				st->stamp = search_stamp;
+				st->parent_edge = e;
+				st->parent_read = (uint8_t)reached_by_read;
+				st->parent_bit = (uint8_t)bit;
+				if (tail < sizeof(search_queue) / sizeof(search_queue[0]))
+					search_queue[tail++] = d->to << 1 | (uint32_t)acquired_read;
+			}
+		}
+	}
+	if (found) {
+		struct path_step steps[MAX_PATH];
+		size_t n = path_to(found, found_read, steps);
+		if (n > MAX_DEPENDENCY_PATH)
+			n = MAX_DEPENDENCY_PATH;
+		for (size_t i = 0; i < n; i++) {
+			const struct lock_dependency *d = &dependencies[steps[i].edge];
+			path[i] = (struct dependency_step){ d->from, d->to, d->stack, (uint8_t)(steps[i].bit & 1) };
+		}
+		*path_len = n;
+	}
+	tracer_lock_release(&graph);
+	return found;
 }
 
 /* ---- the reports -----------------------------------------------------------
@@ -632,6 +695,12 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 		}
 		print_circular_bug(ts, &cycles[i]);
 	}
+	/* A new dependency may join a signal-safe lock to a signal-unsafe one
+	 * (the kernel's check_irq_usage() in check_prev_add()). */
+	void (*hook)(struct thread_state *, const void *, uint32_t, uintptr_t) =
+		__atomic_load_n(&lock_graph_new_dependency_hook, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook(ts, lock, class_id, ip);
 out:
 	tracer_leave(ts);
 }

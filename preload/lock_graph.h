@@ -36,6 +36,12 @@ uint32_t rcu_flavor_class(enum rcu_flavor flavor);
 /* Whether the validator runs (option detect_deadlocks). */
 extern int lock_graph_enabled;
 
+/* Called (outside the graph lock) after an acquisition added dependencies
+ * into class_id; set by the signal usage checks once the program
+ * installed a handler (check_signal_usage.h), NULL before. */
+extern void (*lock_graph_new_dependency_hook)(struct thread_state *ts, const void *lock, uint32_t class_id,
+					      uintptr_t ip);
+
 /* The slow path: validate the chain with key `chain_key` (not yet in the
  * validated set), and the same-class instance pairs. */
 void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
@@ -55,6 +61,24 @@ struct dependency_view {
 /* Copies the live edges (up to max) under the graph lock; returns how
  * many (0 when the lock is this thread's already). */
 size_t lock_graph_snapshot(struct thread_state *ts, struct dependency_view *out, size_t max);
+
+/* One dependency of a path, for reports that print it. */
+struct dependency_step {
+	uint32_t from, to;
+	uint32_t stack;              /* stack depot id: where `to` was taken behind `from` */
+	uint8_t to_read;             /* `to` taken for a recursive read there */
+};
+#define MAX_DEPENDENCY_PATH 16
+
+/* The shortest strong path (see find_strong_path() in lock_graph.c) from
+ * class `from`, held for a recursive read iff from_read, to a class other
+ * than `from` for which match(class, taken_for_read, arg) holds: the
+ * kernel's find_usage_forwards(), for the signal usage checks. match runs
+ * under the graph lock and must only read. Returns the class (0: none)
+ * and copies the path (up to MAX_DEPENDENCY_PATH steps) into path. */
+uint32_t lock_graph_find_forwards(struct thread_state *ts, uint32_t from, int from_read,
+				  int (*match)(uint32_t class_id, int taken_for_read, void *arg), void *arg,
+				  struct dependency_step *path, size_t *path_len);
 
 
 static inline uint64_t chain_mix(uint64_t key, uint64_t v)

@@ -15,6 +15,8 @@
 #include "lock_class_keys.h"
 #include "lock_stat.h"
 #include "lock_wait.h"
+#include "signal_state.h"
+#include "check_signal_usage.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -71,7 +73,9 @@ static inline uint32_t lock_before_blocking(struct thread_state *ts, const void 
 					    enum held_kind kind, uintptr_t ip, int relock_blocks)
 {
 	perturb_point(ts);
-	if (likely(!thread_holds_anything(ts) && !ts->next_subclass))
+	/* signal_usage_tracked: the program installed a signal handler, so
+	 * every blocking acquisition records its signal context (below). */
+	if (likely(!thread_holds_anything(ts) && !ts->next_subclass && !signal_usage_tracked))
 		return 0;
 	if (unlikely(ts->foreign_pending))
 		foreign_releases_apply(ts);   /* before the recursion check */
@@ -98,6 +102,8 @@ static inline uint32_t lock_before_blocking(struct thread_state *ts, const void 
 	}
 	uint32_t class_id = lock_class_for_acquire(ts, lock, ip);
 	int read = kind == HELD_RWLOCK_READ && !relock_blocks;
+	if (unlikely(signal_usage_tracked))
+		signal_usage_acquire(ts, lock, class_id, kind, read, ip);
 	lock_graph_acquire(ts, lock, class_id, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK, ip);
 	return class_id;
 }
@@ -116,6 +122,8 @@ static inline void lock_acquired_by_trylock(struct thread_state *ts, const void 
 					    enum held_kind kind, uintptr_t ip, uint8_t attr)
 {
 	uint32_t class_id = unlikely(ts->next_subclass) ? lock_class_for_acquire(ts, lock, ip) : 0;
+	if (unlikely(signal_usage_tracked))   /* held with a signal deliverable */
+		signal_usage_trylocked(ts, lock, class_id, kind, attr & HELD_ATTR_READ_RECURSIVE, ip);
 	struct held_lock *h = held_lock_push(ts, lock, kind, ip, class_id, attr | HELD_ATTR_TRYLOCK);
 	if (unlikely(lock_stat_enabled) && h)
 		lock_stat_acquired(ts, (unsigned)(h - ts->held));

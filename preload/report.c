@@ -34,6 +34,8 @@ static const char *const report_kind_name[NR_REPORT_KINDS] = {
 	[REPORT_RCU_STALL] = "RCU stall",
 	[REPORT_HUNG_TASK] = "hung task",
 	[REPORT_RCU_USE_AFTER_FREE] = "RCU object freed under a reader",
+	[REPORT_INCONSISTENT_LOCK_STATE] = "inconsistent lock state",
+	[REPORT_IRQ_LOCK_INVERSION] = "irq lock inversion dependency",
 };
 
 /* The suppression kinds of the sanitizer-style rules. */
@@ -48,6 +50,8 @@ static const char *const suppression_kind[NR_REPORT_KINDS] = {
 	[REPORT_RCU_STALL] = "rcu_stall",
 	[REPORT_HUNG_TASK] = "hung_task",
 	[REPORT_RCU_USE_AFTER_FREE] = "rcu_use_after_free",
+	[REPORT_INCONSISTENT_LOCK_STATE] = "inconsistent_lock_state",
+	[REPORT_IRQ_LOCK_INVERSION] = "irq_lock_inversion",
 };
 
 static unsigned long report_counts[NR_REPORT_KINDS];

@@ -27,6 +27,10 @@ enum report_kind {
 	REPORT_RCU_STALL,        /* a grace period waited stall_timeout */
 	REPORT_HUNG_TASK,        /* a lock acquisition waited hung_task_timeout */
 	REPORT_RCU_USE_AFTER_FREE, /* an object freed while a reader holds it */
+	REPORT_INCONSISTENT_LOCK_STATE, /* a lock taken in a signal's handler and
+					   with the signal deliverable elsewhere */
+	REPORT_IRQ_LOCK_INVERSION, /* a signal-safe lock depending on a
+				      signal-unsafe one */
 	NR_REPORT_KINDS,
 	REPORT_NOTICE = NR_REPORT_KINDS,   /* the tracer's own limits: not a bug
 					      of the program, never counted */

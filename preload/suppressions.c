@@ -11,6 +11,7 @@ static const char *const kind_names[] = {
 	"suspicious_rcu", "bad_unlock", "recursive_locking", "held_lock_freed",
 	"locks_held_at_exit", "circular_dependency", "lockdep_assertion", "rcu_stall", "hung_task",
 	"rcu_use_after_free",
+	"inconsistent_lock_state", "irq_lock_inversion",
 };
 #define NR_KINDS (sizeof(kind_names) / sizeof(kind_names[0]))
 #define KIND_ANY ((int)NR_KINDS)
@@ -123,7 +124,7 @@ int suppressions_parse(const char *text, size_t len, const char *name, char *err
 			return fail(err, err_size, name, line_no,
 				    "unknown kind (suspicious_rcu, bad_unlock, recursive_locking, held_lock_freed, "
 				    "locks_held_at_exit, circular_dependency, lockdep_assertion, rcu_stall, hung_task, "
-				    "rcu_use_after_free or *)",
+				    "rcu_use_after_free, inconsistent_lock_state, irq_lock_inversion or *)",
 				    line, kind_len);
 		const char *pattern = colon + 1;
 		size_t pattern_len = (size_t)(line + line_len - pattern);

@@ -7,6 +7,7 @@
  *
  * Kinds: suspicious_rcu, bad_unlock, recursive_locking, held_lock_freed,
  * locks_held_at_exit, circular_dependency, lockdep_assertion, rcu_use_after_free,
+ * inconsistent_lock_state, irq_lock_inversion,
  * and *.
  *
  * Self-contained (no other preload file, no stdio FILE*, no malloc): the

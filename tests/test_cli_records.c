@@ -106,6 +106,11 @@ Test(cli_records, report_groups_alike_from_records_and_from_text, .timeout = 90)
 		{ "sync_in_reader", "bug-synchronize", 1 },
 		{ "header_checks", "assert-held-bug", 0 },
 		{ "header_checks", "deref-outside-reader", 0 },
+		{ "signal_handlers", "bug-in-handler-after-unblocked-use", 0 },
+		{ "signal_handlers", "bug-unblocked-use-after-handler", 0 },
+		{ "signal_handlers", "bug-safe-lock-takes-unsafe-lock", 0 },
+		{ "signal_handlers", "bug-unsafe-use-of-lock-a-safe-lock-takes", 0 },
+		{ "signal_handlers", "bug-dependency-joins-safe-and-unsafe-locks", 0 },
 	};
 	for (size_t i = 0; i < sizeof(every_kind) / sizeof(every_kind[0]); i++) {
 		char name[64];
@@ -117,6 +122,8 @@ Test(cli_records, report_groups_alike_from_records_and_from_text, .timeout = 90)
 	log_target(run2, "log.0", "demo_buggy_cache", NULL);
 	log_target(run2, "log.1", "lock_order", "abba");
 	log_target(run2, "log.2", "cli_misc", "leak-cache-under-table");
+	log_target(run2, "log.3", "signal_handlers", "bug-in-handler-after-unblocked-use");
+	log_target(run2, "log.4", "signal_handlers", "bug-safe-lock-takes-unsafe-lock");
 
 	struct run text = cli_env(0, NULL, "report", dir, NULL), json = cli_env(0, NULL, "report", "--json", dir, NULL);
 	cr_expect_eq(text.exit_code, 1, "%s", text.err);
@@ -128,7 +135,8 @@ Test(cli_records, report_groups_alike_from_records_and_from_text, .timeout = 90)
 		     json.out);
 	cr_expect_geq(number_after(json.out, "\"bugs\": "), 15, "%s", text.out);
 	for (const char *kind = "suspicious_rcu\0bad_unlock\0recursive_locking\0held_lock_freed\0"
-				"locks_held_at_exit\0circular_dependency\0lockdep_assertion\0";
+				"locks_held_at_exit\0circular_dependency\0lockdep_assertion\0"
+				"inconsistent_lock_state\0irq_lock_inversion\0";
 	     *kind; kind += strlen(kind) + 1) {
 		char member[96];
 		snprintf(member, sizeof(member), "\"kind\": \"%s\"", kind);

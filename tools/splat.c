@@ -150,6 +150,9 @@ static const struct { const char *prefix, *suffix, *kind; } kinds[] = {
 		{ "BUG: RCU-protected object freed while a reader holds it", "", "rcu_use_after_free" },
 		{ "BUG: ", " still has locks held!", "locks_held_at_exit" },
 		{ "WARNING: possible circular locking dependency", "", "circular_dependency" },
+		{ "WARNING: inconsistent lock state", "", "inconsistent_lock_state" },
+		{ "WARNING: possible irq lock inversion dependency detected", "", "irq_lock_inversion" },
+		{ "WARNING: SIG", "-unsafe lock order detected", "irq_lock_inversion" },
 		{ "INFO: task ", " seconds.", "hung_task" },   /* "INFO: task comm:tid blocked for more than N seconds." */
 		{ "INFO: rcu_", " detected stalls on tasks:", "rcu_stall" },
 		{ "WARNING: ", "", "lockdep_assertion" },   /* "WARNING: comm/tid at file:line" */

@@ -193,15 +193,35 @@ static void parse_locks(struct splat *s, const struct lines *l, size_t end)
 		}
 	}
 	for (size_t i = 4; i + 1 < end; i++) {
-		if (ends_with(l->v[i], "is trying to acquire lock:")) {
+		if (ends_with(l->v[i], "is trying to acquire lock:") || ends_with(l->v[i], " is trying to acquire:") ||
+		    ends_with(l->v[i], "] takes:") || ends_with(l->v[i], " just changed the state of lock:")) {
 			struct splat_lock *lock = parse_lock_line(s, l->v[i + 1], "acquiring");
 			if (lock && lock->has_at) {
 				/* where it is being taken is the site, not where it was taken */
 				frame_free(&lock->at);
 				lock->has_at = 0;
 			}
-		} else if (!strcmp(l->v[i], "but task is already holding lock:")) {
+		} else if (!strcmp(l->v[i], "but task is already holding lock:") ||
+			   !strcmp(l->v[i], "and this task is already holding:")) {
 			parse_lock_line(s, l->v[i + 1], "holding");
+		} else if (ends_with(l->v[i], " state was registered at:") && s->nlocks) {
+			/* inconsistent lock state: the other usage of the lock
+			 * being acquired, where it was first seen */
+			struct splat_lock *lock = splat_add_lock(s, "usage", s->locks[s->nlocks - 1].name);
+			frame_parse(l->v[i + 1], strlen(l->v[i + 1]), &lock->at);
+			lock->has_at = 1;
+		} else if (ends_with(l->v[i], " lock in the past:") ||
+			   (starts_with(l->v[i], "but this new dependency connects a ") && ends_with(l->v[i], "-safe lock:")) ||
+			   (starts_with(l->v[i], "to a ") && ends_with(l->v[i], "-unsafe lock:"))) {
+			/* the locks at the two ends of a signal-safe -> unsafe
+			 * dependency: " (NAME)" */
+			const char *open = strchr(l->v[i + 1], '(');
+			const char *close = open ? strrchr(open, ')') : NULL;
+			if (open && close) {
+				char *name = xstrndup(open + 1, (size_t)(close - open - 1));
+				splat_add_lock(s, "chain", name);
+				free(name);
+			}
 		}
 	}
 	parse_chain(s, l, end);

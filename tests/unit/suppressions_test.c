@@ -38,7 +38,7 @@ Test(suppressions, every_kind_is_known)
 {
 	const char *kinds[] = { "suspicious_rcu", "bad_unlock", "recursive_locking", "held_lock_freed",
 				"locks_held_at_exit", "circular_dependency", "lockdep_assertion", "rcu_stall", "hung_task",
-				"rcu_use_after_free" };
+				"rcu_use_after_free", "inconsistent_lock_state", "irq_lock_inversion" };
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		char rule[128];
 		snprintf(rule, sizeof(rule), "%s:f", kinds[i]);
