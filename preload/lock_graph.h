@@ -17,8 +17,12 @@
 #define MAX_LOCKDEP_EDGES 65536
 /* A cache: when full it is emptied and chains are validated again. */
 #define MAX_LOCKDEP_CHAINS (1u << 16)     /* power of two */
-/* Lossy: a forgotten pair is a missed inversion, never a false one. */
+/* Same-class instance pairs. Lossy: a pair without room within
+ * INSTANCE_PAIR_PROBES slots of its home is not kept (a missed inversion,
+ * never a false one), and the first such pair says so. */
 #define MAX_INSTANCE_PAIRS (1u << 18)     /* power of two */
+#define INSTANCE_PAIR_PROBES 8            /* one or two cache lines */
+#define INSTANCE_PAIR_ORDER_BITS ((1ull << 40) - 1)   /* below key_set_home()'s bits */
 #define DEPENDENCY_FRAMES 12
 /* Cycles one acquisition may close at once (each is reported). */
 #define MAX_CYCLES_PER_ACQUISITION 8
