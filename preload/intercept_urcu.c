@@ -26,8 +26,12 @@ static inline void urcu_read_unlock(enum rcu_flavor f, void (*real)(void), uintp
 {
 	struct thread_state *ts = thread_state();
 	if (likely(urcu_call_is_ours(ts))) {
-		rcu_read_released(ts, f, NULL, ip);
-		perturb_point(ts);
+		if (likely(!tracer_options.perturb)) {
+			rcu_read_release(ts, f, NULL, ip);
+		} else {
+			rcu_read_released(ts, f, NULL, ip);
+			perturb_point(ts);
+		}
 	}
 	real();
 }

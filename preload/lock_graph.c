@@ -62,14 +62,12 @@ void lock_graph_fork_child(struct thread_state *self)
 		lock_graph_enabled = 0;
 }
 
-uint32_t rcu_flavor_class(enum rcu_flavor flavor)
+uint32_t rcu_flavor_classes[NR_FLAVORS];
+
+uint32_t rcu_flavor_class_slow(enum rcu_flavor flavor)
 {
-	static uint32_t classes[NR_FLAVORS];
-	uint32_t id = __atomic_load_n(&classes[flavor], __ATOMIC_RELAXED);
-	if (!id) {
-		id = lock_class_for_key((uintptr_t)flavor, CLASS_RCU_FLAVOR, 0, NULL);
-		__atomic_store_n(&classes[flavor], id, __ATOMIC_RELAXED);
-	}
+	uint32_t id = lock_class_for_key((uintptr_t)flavor, CLASS_RCU_FLAVOR, 0, NULL);
+	__atomic_store_n(&rcu_flavor_classes[flavor], id, __ATOMIC_RELAXED);
 	return id;
 }
 

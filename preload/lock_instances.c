@@ -27,6 +27,16 @@ struct instance_table {
 };
 
 static struct instance_table *table;    /* published with release stores */
+uint32_t lock_instance_epoch;            /* lock_instances.h */
+
+/* After a change: the threads' acquisition caches drop what they knew
+ * (release: paired with the acquire load of the epoch in lock_tracking.h,
+ * made before the class lookup whose result a cache keeps). */
+void lock_instance_epoch_advance(void)
+{
+	__atomic_add_fetch(&lock_instance_epoch, 1, __ATOMIC_RELEASE);
+}
+#define epoch_advance lock_instance_epoch_advance
 static uint32_t next_generation = 1;
 static struct tracer_lock instances = TRACER_LOCK_INITIALIZER(TRACER_LOCK_INSTANCES, "lock instances");
 
@@ -258,6 +268,7 @@ static uint32_t set_locked(const void *lock, uint32_t class_id, int only_if_new)
 		if (only_if_new)
 			return (uint32_t)s->value;
 		__atomic_store_n(&s->value, new_value(class_id), __ATOMIC_RELEASE);
+		epoch_advance();
 		return class_id;
 	}
 	struct instance_table *t = table_with_room();
@@ -265,6 +276,7 @@ static uint32_t set_locked(const void *lock, uint32_t class_id, int only_if_new)
 		return 0;
 	table_insert(t, key, new_value(class_id));
 	mark_granule(key);
+	epoch_advance();
 	return class_id;
 }
 
@@ -293,6 +305,7 @@ static int forget_locked(uintptr_t key)
 		return 0;
 	__atomic_store_n(&s->key, TOMBSTONE_KEY, __ATOMIC_RELEASE);
 	table->live--;
+	epoch_advance();
 	return 1;
 }
 

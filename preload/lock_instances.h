@@ -25,6 +25,12 @@
 
 struct thread_state;
 
+/* Advances at every change of the map (a class set, an instance forgotten):
+ * what a thread cached about lock addresses holds while it stays the same
+ * (lock_tracking.h, the acquisition cache). */
+extern uint32_t lock_instance_epoch;
+void lock_instance_epoch_advance(void);
+
 /* The class and generation of the instance at `lock`. Returns 0 when the
  * address holds no known instance. Lock-free. */
 int lock_instance_get(const void *lock, uint32_t *class_id, uint32_t *generation);
