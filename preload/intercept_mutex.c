@@ -54,8 +54,19 @@ static inline int mutex_taken(int ret)
 
 /* pthread_mutex_lock(), in three parts: the fast path holds nothing and
  * finds the lock free (the real trylock, when the hang checks or lock_stat
- * want one, else the real lock) and pushes the entry; the other two are
- * out of line, so the fast path keeps a small frame. */
+ * want one, else the real lock) and pushes the entry; the checks and the
+ * wait for a taken lock are out of line, so the fast path keeps a small
+ * frame. */
+static __attribute__((noinline)) int mutex_lock_contended(pthread_mutex_t *m, uintptr_t ip, uint32_t class_id)
+{
+	struct thread_state *ts = thread_state();
+	int ret = LOCK_CONTENDED_CALL(ts, m, HELD_MUTEX, ip, 0, REAL(pthread_mutex_timedlock)(m, &deadline_),
+				      ETIMEDOUT, REAL(pthread_mutex_lock)(m));
+	if (mutex_taken(ret))
+		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);
+	return ret;
+}
+
 static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
@@ -67,22 +78,16 @@ static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uint
 		return ret;
 	}
 	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
-	int ret = LOCK_BLOCKING_CALL(ts, m, HELD_MUTEX, ip, 0, REAL(pthread_mutex_trylock)(m), EBUSY,
-				     REAL(pthread_mutex_timedlock)(m, &deadline_), ETIMEDOUT,
-				     REAL(pthread_mutex_lock)(m));
-	if (mutex_taken(ret))
+	int ret;
+	if (likely(lock_slow_paths)) {
+		ret = REAL(pthread_mutex_trylock)(m);
+		if (unlikely(ret == EBUSY))
+			return mutex_lock_contended(m, ip, class_id);
+	} else {
+		ret = REAL(pthread_mutex_lock)(m);
+	}
+	if (likely(mutex_taken(ret)))
 		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);
-	return ret;
-}
-
-/* Holding nothing, the trylock found the lock taken. */
-static __attribute__((noinline)) int mutex_lock_contended(pthread_mutex_t *m, uintptr_t ip)
-{
-	struct thread_state *ts = thread_state();
-	int ret = LOCK_CONTENDED_CALL(ts, m, HELD_MUTEX, ip, 0, REAL(pthread_mutex_timedlock)(m, &deadline_),
-				      ETIMEDOUT, REAL(pthread_mutex_lock)(m));
-	if (mutex_taken(ret))
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0, 0);
 	return ret;
 }
 
@@ -92,18 +97,21 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	uintptr_t ip = CALLER_IP();
 	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_mutex_lock)(m);
-	if (unlikely(acquire_checks_needed(ts)))
+	uint32_t class_id;
+	/* A recursive mutex may be held already: the checked path counts it. */
+	if (unlikely(!ACQUIRE_FAST(ts, m, acquire_how(HELD_MUTEX, mutex_relock_would_block(m)), &class_id)) ||
+	    unlikely(class_id && mutex_type(m) == PTHREAD_MUTEX_RECURSIVE))
 		return mutex_lock_checked(m, ip);
 	int ret;
 	if (likely(lock_slow_paths)) {   /* hang checks on: the default */
 		ret = REAL(pthread_mutex_trylock)(m);
 		if (unlikely(ret == EBUSY))
-			return mutex_lock_contended(m, ip);
+			return mutex_lock_contended(m, ip, class_id);
 	} else {
 		ret = REAL(pthread_mutex_lock)(m);
 	}
 	if (likely(mutex_taken(ret)))
-		lock_acquired(ts, m, HELD_MUTEX, ip, 0, 0);
+		lock_acquired_first(ts, m, HELD_MUTEX, ip, class_id, 0);
 	return ret;
 }
 
@@ -138,7 +146,7 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
 	return ret;
 }
 
-/* The release that is not the fast path's: in the tracer, perturb on, or
+/* The release that is not the fast path's: in the tracer, perturb or lock_stat on, or
  * not the innermost entry taken once. */
 static __attribute__((noinline)) int mutex_unlock_slow(pthread_mutex_t *m, uintptr_t ip)
 {
@@ -154,7 +162,7 @@ static __attribute__((noinline)) int mutex_unlock_slow(pthread_mutex_t *m, uintp
 int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(!(ts->in_tracer | ts->in_urcu | tracer_options.perturb)) &&
+	if (likely(!(ts->in_tracer | ts->in_urcu | lock_slow_hooks)) &&
 	    likely(lock_release_innermost(ts, m, KIND_BIT(HELD_MUTEX))))
 		return REAL(pthread_mutex_unlock)(m);   /* a tail call */
 	return mutex_unlock_slow(m, CALLER_IP());

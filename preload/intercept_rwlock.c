@@ -55,26 +55,31 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 /* rdlock and wrlock as pthread_mutex_lock(): a fast path holding nothing
  * that finds the lock free, the rest out of line. */
 #define RWLOCK_FAST(side, kind, relock_blocks, attr)                                          \
-	static __attribute__((noinline)) int rwlock_##side##_checked(pthread_rwlock_t *rw, uintptr_t ip) \
-	{                                                                                     \
-		struct thread_state *ts = thread_state();                                     \
-		uint32_t class_id = lock_before_blocking(ts, rw, kind, ip, relock_blocks);    \
-		int ret = LOCK_BLOCKING_CALL(ts, rw, kind, ip, kind == HELD_RWLOCK_READ,       \
-					     REAL(pthread_rwlock_try##side)(rw), EBUSY,        \
-					     REAL(pthread_rwlock_timed##side)(rw, &deadline_), \
-					     ETIMEDOUT, REAL(pthread_rwlock_##side)(rw));      \
-		if (likely(ret == 0))                                                         \
-			lock_acquired(ts, rw, kind, ip, class_id, attr);                      \
-		return ret;                                                                   \
-	}                                                                                     \
-	static __attribute__((noinline)) int rwlock_##side##_contended(pthread_rwlock_t *rw, uintptr_t ip) \
+	static __attribute__((noinline)) int rwlock_##side##_contended(pthread_rwlock_t *rw, uintptr_t ip, \
+								       uint32_t class_id)           \
 	{                                                                                     \
 		struct thread_state *ts = thread_state();                                     \
 		int ret = LOCK_CONTENDED_CALL(ts, rw, kind, ip, kind == HELD_RWLOCK_READ,      \
 					      REAL(pthread_rwlock_timed##side)(rw, &deadline_), \
 					      ETIMEDOUT, REAL(pthread_rwlock_##side)(rw));     \
 		if (likely(ret == 0))                                                         \
-			lock_acquired(ts, rw, kind, ip, 0, attr);                             \
+			lock_acquired(ts, rw, kind, ip, class_id, attr);                      \
+		return ret;                                                                   \
+	}                                                                                     \
+	static __attribute__((noinline)) int rwlock_##side##_checked(pthread_rwlock_t *rw, uintptr_t ip) \
+	{                                                                                     \
+		struct thread_state *ts = thread_state();                                     \
+		uint32_t class_id = lock_before_blocking(ts, rw, kind, ip, relock_blocks);    \
+		int ret;                                                                      \
+		if (likely(lock_slow_paths)) {                                                \
+			ret = REAL(pthread_rwlock_try##side)(rw);                             \
+			if (unlikely(ret == EBUSY))                                           \
+				return rwlock_##side##_contended(rw, ip, class_id);           \
+		} else {                                                                      \
+			ret = REAL(pthread_rwlock_##side)(rw);                                \
+		}                                                                             \
+		if (likely(ret == 0))                                                         \
+			lock_acquired(ts, rw, kind, ip, class_id, attr);                      \
 		return ret;                                                                   \
 	}                                                                                     \
 	int pthread_rwlock_##side(pthread_rwlock_t *rw)                                       \
@@ -83,18 +88,19 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 		uintptr_t ip = CALLER_IP();                                                   \
 		if (unlikely(ts->in_tracer | ts->in_urcu))                                    \
 			return REAL(pthread_rwlock_##side)(rw);                               \
-		if (unlikely(acquire_checks_needed(ts)))                                      \
+		uint32_t class_id;                                                            \
+		if (unlikely(!ACQUIRE_FAST(ts, rw, acquire_how(kind, relock_blocks), &class_id))) \
 			return rwlock_##side##_checked(rw, ip);                               \
 		int ret;                                                                      \
 		if (likely(lock_slow_paths)) {                                                \
 			ret = REAL(pthread_rwlock_try##side)(rw);                             \
 			if (unlikely(ret == EBUSY))                                           \
-				return rwlock_##side##_contended(rw, ip);                     \
+				return rwlock_##side##_contended(rw, ip, class_id);           \
 		} else {                                                                      \
 			ret = REAL(pthread_rwlock_##side)(rw);                                \
 		}                                                                             \
 		if (likely(ret == 0))                                                         \
-			lock_acquired(ts, rw, kind, ip, 0, attr);                             \
+			lock_acquired_first(ts, rw, kind, ip, class_id, attr);                \
 		return ret;                                                                   \
 	}
 
@@ -157,7 +163,7 @@ static __attribute__((noinline)) int rwlock_unlock_slow(pthread_rwlock_t *rw, ui
 int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(!(ts->in_tracer | ts->in_urcu | tracer_options.perturb)) &&
+	if (likely(!(ts->in_tracer | ts->in_urcu | lock_slow_hooks)) &&
 	    likely(lock_release_innermost(ts, rw, KIND_BIT(HELD_RWLOCK_READ) | KIND_BIT(HELD_RWLOCK_WRITE))))
 		return REAL(pthread_rwlock_unlock)(rw);   /* a tail call */
 	return rwlock_unlock_slow(rw, CALLER_IP());

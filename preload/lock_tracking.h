@@ -96,6 +96,33 @@ static inline struct acquire_cache_entry *acquire_cache_slot(struct thread_state
 	return &ts->acquire_cache[(key >> 32) & (ACQUIRE_CACHE_ENTRIES - 1)];
 }
 
+/* The cache's answer for an acquisition with no implicit read side: 1
+ * and the class when it was validated before on top of the same held
+ * entries and no lock instance changed since. */
+static inline __attribute__((always_inline)) int acquire_cache_hit(struct thread_state *ts, const void *lock,
+								   unsigned how, unsigned implicit,
+								   uint32_t *class_id, uint64_t *key_out,
+								   uint32_t *epoch_out)
+{
+	/* Acquire: paired with lock_instance_epoch_advance(); an epoch read
+	 * before the class lookup it vouches for. */
+	uint32_t epoch = __atomic_load_n(&lock_instance_epoch, __ATOMIC_ACQUIRE);
+	uint64_t key = acquire_cache_key(ts, lock, how, implicit);
+	const struct acquire_cache_entry *e = acquire_cache_slot(ts, key);
+	uint64_t value = e->value, check = e->check;
+	*class_id = (uint32_t)value;
+	*key_out = key;
+	*epoch_out = epoch;
+	return (check ^ value) == key && (uint32_t)(value >> 32) == epoch;
+}
+
+/* How an acquisition is taken, for the cache key: the kind, and whether
+ * taking it again would block (which decides the recursion check). */
+static inline unsigned acquire_how(enum held_kind kind, int relock_blocks)
+{
+	return (unsigned)kind | (unsigned)!!relock_blocks << 3;
+}
+
 /* Out of line: an acquisition with something held that the cache did not
  * answer, or that is not to be cached (cache_key 0). */
 uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, enum held_kind kind,
@@ -104,15 +131,59 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 
 /* Whether a blocking acquisition has anything to check before the real
  * call: the thread holds something (or is in a read side no wrapper saw),
- * a nesting annotation waits, or perturb is on. Most acquisitions of most
- * programs hold nothing: they pay these loads and the push. */
+ * a nesting annotation waits, another thread released one of its locks,
+ * or perturb or lock_stat is on. Most acquisitions of most programs hold
+ * nothing: they pay these loads and lock_acquired_first(). */
 int implicit_readers_out_of_line(const struct thread_state *ts);
 
 static inline __attribute__((always_inline)) int acquire_checks_needed(const struct thread_state *ts)
 {
-	return (ts->nr_locks | ts->nr_readers | ts->next_subclass | (unsigned)tracer_options.perturb) != 0 ||
+	return (ts->nr_locks | ts->nr_readers | ts->next_subclass | (unsigned)ts->foreign_pending |
+		(unsigned)lock_slow_hooks) != 0 ||
 	       (unlikely(urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1)) &&
 		implicit_readers_out_of_line(ts));
+}
+
+/* The wrappers' own test before a blocking acquisition: 1 when the checks
+ * can be skipped, with the class to record (0 when nothing is held).
+ * Holding locks (or exported read sides) and nothing unusual, the
+ * acquisition cache may answer right here; anything else is
+ * lock_before_blocking()'s, out of line. `how` is evaluated only when
+ * something is held. */
+#define ACQUIRE_FAST(ts, lock, how, class_id) ({                                   \
+	int fast_ = 1;                                                           \
+	*(class_id) = 0;                                                         \
+	if (unlikely(acquire_checks_needed(ts))) {                               \
+		uint64_t key_;                                                   \
+		uint32_t epoch_;                                                 \
+		fast_ = !((ts)->next_subclass | (ts)->foreign_pending | lock_slow_hooks | \
+			  urcu_readable_flavors | ((ts)->registered[FLAVOR_qsbr] == 1)) && \
+			acquire_cache_hit(ts, lock, how, 0, class_id, &key_, &epoch_); \
+	}                                                                        \
+	fast_;                                                                   \
+})
+
+/* After an acquisition that ACQUIRE_FAST() let through: the entry, and
+ * nothing else (no foreign release pending, lock_stat off). */
+static inline __attribute__((always_inline)) void lock_acquired_first(struct thread_state *ts, const void *lock,
+								      enum held_kind kind, uintptr_t ip,
+								      uint32_t class_id, uint8_t attr)
+{
+	unsigned d = ts->depth;
+	if (unlikely(d >= MAX_LOCK_DEPTH)) {
+		held_lock_overflow(ts, lock, kind, ip);
+		return;
+	}
+	struct held_lock *h = &ts->held[d];
+	ts->depth = d + 1;      /* reserve: a handler now stacks above */
+	signal_fence();
+	h->lock = lock;
+	h->acquire_ip = ip;
+	signal_fence();
+	uint64_t word = (uint64_t)class_id | (uint64_t)1 << 32 | (uint64_t)kind << 48 | (uint64_t)attr << 56;
+	__builtin_memcpy(&h->class_id, &word, sizeof(word));   /* publish (held_lock_push()) */
+	signal_fence();
+	ts->nr_locks++;
 }
 
 /* Before a blocking acquisition (when acquire_checks_needed()): if this
@@ -134,16 +205,12 @@ static inline __attribute__((always_inline)) uint32_t lock_before_blocking(struc
 		? implicit_readers(ts) : 0;
 	if (unlikely(!(ts->nr_locks | ts->nr_readers | implicit) || (ts->next_subclass | ts->foreign_pending)))
 		return lock_before_blocking_slow(ts, lock, kind, ip, relock_blocks, implicit, 0, 0);
-	/* Acquire: paired with lock_instance_epoch_advance(); an epoch read
-	 * before the class lookup it vouches for. */
-	uint32_t epoch = __atomic_load_n(&lock_instance_epoch, __ATOMIC_ACQUIRE);
-	uint64_t key = acquire_cache_key(ts, lock, (unsigned)kind | (unsigned)!!relock_blocks << 3, implicit);
-	const struct acquire_cache_entry *e = acquire_cache_slot(ts, key);
-	uint64_t value = e->value, check = e->check;
-	if (likely((check ^ value) == key && (uint32_t)(value >> 32) == epoch)) {
+	uint32_t class_id, epoch;
+	uint64_t key;
+	if (likely(acquire_cache_hit(ts, lock, acquire_how(kind, relock_blocks), implicit, &class_id, &key, &epoch))) {
 		if (unlikely(implicit & ~(1u << FLAVOR_qsbr)) && !ts->in_urcu)
 			check_inline_readers(ts, ip);
-		return (uint32_t)value;
+		return class_id;
 	}
 	return lock_before_blocking_slow(ts, lock, kind, ip, relock_blocks, implicit, key, epoch);
 }
@@ -210,8 +277,9 @@ static inline void lock_released(struct thread_state *ts, const void *lock, unsi
 }
 
 /* The release fast path of the wrappers: the innermost entry is this
- * lock, taken once, and lock_stat is off; it is retired here as
- * held_lock_remove() does (counted out, retired, then ->depth shrinks).
+ * lock, taken once, not an aggregate (and lock_slow_hooks is off: the
+ * caller's test); it is retired here as held_lock_remove() does (counted
+ * out, retired, then ->depth shrinks).
  * Returns 0, having changed nothing, for anything else: then the wrapper
  * calls lock_released(). kind_mask holds lock kinds only. */
 static inline int lock_release_innermost(struct thread_state *ts, const void *lock, unsigned kind_mask)
@@ -220,8 +288,11 @@ static inline int lock_release_innermost(struct thread_state *ts, const void *lo
 	if (unlikely(!d))
 		return 0;
 	struct held_lock *h = &ts->held[d - 1];
-	if (unlikely(h->lock != lock || !(kind_mask & KIND_BIT(h->kind)) || h->references != 1 ||
-		     (h->attr & HELD_ATTR_AGGREGATE) || lock_stat_enabled))
+	uint64_t word;   /* references, kind and attr at once */
+	__builtin_memcpy(&word, &h->class_id, sizeof(word));
+	unsigned kind = (unsigned)(word >> 48) & 0xff;
+	if (unlikely(h->lock != lock || (word & ((uint64_t)HELD_ATTR_AGGREGATE << 56 | 0xffffull << 32)) != (uint64_t)1 << 32 ||
+		     !(kind_mask & KIND_BIT(kind))))
 		return 0;
 	ts->nr_locks--;
 	signal_fence();

@@ -16,8 +16,12 @@
 #include "lock_stat.h"
 #include "wait_state.h"
 
-/* lock_stat_enabled | hung_task_checks: the one test of the fast path. */
+/* lock_stat_enabled | hung_task_checks: whether a blocking acquisition
+ * tries the lock first. */
 extern int lock_slow_paths;
+/* perturb | lock_stat_enabled: the wrappers' fast paths (lock_tracking.h)
+ * are off, every acquisition and release takes the full path. */
+extern int lock_slow_hooks;
 
 static inline void lock_wait_deadline(struct timespec *t)
 {
