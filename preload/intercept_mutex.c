@@ -70,6 +70,8 @@ static __attribute__((noinline)) int mutex_lock_contended(pthread_mutex_t *m, ui
 static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
+	if (ts->depth)
+		acquire_prefetch(ts, m);
 	struct held_lock *again = recursive_relock(ts, m);
 	if (unlikely(again != 0)) {
 		int ret = REAL(pthread_mutex_lock)(m);
@@ -98,9 +100,12 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_mutex_lock)(m);
 	uint32_t class_id;
-	/* A recursive mutex may be held already: the checked path counts it. */
-	if (unlikely(!ACQUIRE_FAST(ts, m, acquire_how(HELD_MUTEX, mutex_relock_would_block(m)), &class_id)) ||
-	    unlikely(class_id && mutex_type(m) == PTHREAD_MUTEX_RECURSIVE))
+	/* The cache is asked for a mutex that blocks when relocked (the
+	 * default type), before the mutex itself is read: a mutex of many is
+	 * then loaded while the checked path loads its instance. A recursive
+	 * or error-checking one goes to the checked path, which counts a
+	 * recursive relock and asks the cache with the type. */
+	if (unlikely(!ACQUIRE_FAST(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, mutex_relock_would_block(m))))
 		return mutex_lock_checked(m, ip);
 	int ret;
 	if (likely(lock_slow_paths)) {   /* hang checks on: the default */

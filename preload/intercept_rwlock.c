@@ -69,6 +69,8 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 	static __attribute__((noinline)) int rwlock_##side##_checked(pthread_rwlock_t *rw, uintptr_t ip) \
 	{                                                                                     \
 		struct thread_state *ts = thread_state();                                     \
+		if (ts->depth)                                                                \
+			acquire_prefetch(ts, rw);                                             \
 		uint32_t class_id = lock_before_blocking(ts, rw, kind, ip, relock_blocks);    \
 		int ret;                                                                      \
 		if (likely(lock_slow_paths)) {                                                \
@@ -89,7 +91,7 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 		if (unlikely(ts->in_tracer | ts->in_urcu))                                    \
 			return REAL(pthread_rwlock_##side)(rw);                               \
 		uint32_t class_id;                                                            \
-		if (unlikely(!ACQUIRE_FAST(ts, rw, acquire_how(kind, relock_blocks), &class_id))) \
+		if (unlikely(!ACQUIRE_FAST(ts, rw, acquire_how(kind, relock_blocks), &class_id, 1))) \
 			return rwlock_##side##_checked(rw, ip);                               \
 		int ret;                                                                      \
 		if (likely(lock_slow_paths)) {                                                \

@@ -9,7 +9,7 @@
 
 /* ---- generic operations ----------------------------------------------- */
 
-static inline void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
+static inline __attribute__((always_inline)) void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
 	if (unlikely(!urcu_call_is_ours(ts))) {
@@ -22,7 +22,7 @@ static inline void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr
 	rcu_read_acquired(ts, f, f, NULL, ip);
 }
 
-static inline void urcu_read_unlock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
+static inline __attribute__((always_inline)) void urcu_read_unlock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
 	if (likely(urcu_call_is_ours(ts))) {

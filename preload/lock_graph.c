@@ -402,7 +402,9 @@ static uint64_t cycle_key(uint32_t new_from, uint32_t new_to, const struct path_
  * two orders of one pair share their high bits, which are the home slot
  * (key_set_home()): one probe run, in one or two cache lines, answers both
  * "seen in this order?" and "seen in the other?". The low 40 bits tell the
- * orders apart. */
+ * orders apart. The generations are part of the home: memory reused for
+ * new locks (the same addresses, new instances) spreads over the set
+ * instead of filling one run. */
 static uint64_t instance_pair_key(const void *a, uint32_t gen_a, const void *b, uint32_t gen_b)
 {
 	uint64_t x = (uint64_t)(uintptr_t)a ^ ((uint64_t)gen_a << 48);

@@ -230,6 +230,16 @@ static struct instance_table *table_with_room(void)
 	return fresh;
 }
 
+void lock_instances_prefetch(const void *a, const void *b)
+{
+	const struct instance_table *t = __atomic_load_n(&table, __ATOMIC_RELAXED);
+	if (!t)
+		return;
+	__builtin_prefetch(&t->slots[slot_hash((uintptr_t)a) & t->mask]);
+	if (b)
+		__builtin_prefetch(&t->slots[slot_hash((uintptr_t)b) & t->mask]);
+}
+
 int lock_instance_get(const void *lock, uint32_t *class_id, uint32_t *generation)
 {
 	const struct instance_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);

@@ -35,6 +35,10 @@ void lock_instance_epoch_advance(void);
  * address holds no known instance. Lock-free. */
 int lock_instance_get(const void *lock, uint32_t *class_id, uint32_t *generation);
 
+/* Starts loading the slots of `a` and `b` (may be NULL): an acquisition
+ * that will look both up has them miss the caches at once, not in turn. */
+void lock_instances_prefetch(const void *a, const void *b);
+
 /* Records (or changes) the class of the instance at `lock`, starting a new
  * generation. Returns 0 when the instances lock is this thread's already (a
  * signal handler interrupted an update) or memory ran out. */

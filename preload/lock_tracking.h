@@ -123,6 +123,18 @@ static inline unsigned acquire_how(enum held_kind kind, int relock_blocks)
 	return (unsigned)kind | (unsigned)!!relock_blocks << 3;
 }
 
+/* An acquisition with something held that the cache did not answer will
+ * look up the new lock's instance and the innermost held one's: started
+ * at once, so that a program with more locks than the caches hold waits
+ * for one miss, not two in turn (and the program's own lock line loads
+ * meanwhile). */
+static inline void acquire_prefetch(const struct thread_state *ts, const void *lock)
+{
+	unsigned d = ts->depth;
+	const struct held_lock *top = &ts->held[d ? d - 1 : 0];
+	lock_instances_prefetch(lock, d && top->kind != HELD_RCU_READ && !top->class_id ? top->lock : NULL);
+}
+
 /* Out of line: an acquisition with something held that the cache did not
  * answer, or that is not to be cached (cache_key 0). */
 uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, enum held_kind kind,
@@ -149,8 +161,9 @@ static inline __attribute__((always_inline)) int acquire_checks_needed(const str
  * Holding locks (or exported read sides) and nothing unusual, the
  * acquisition cache may answer right here; anything else is
  * lock_before_blocking()'s, out of line. `how` is evaluated only when
- * something is held. */
-#define ACQUIRE_FAST(ts, lock, how, class_id) ({                                   \
+ * something is held, `hit_also_if` only after a hit (the condition the
+ * wrapper puts on the cache's answer). */
+#define ACQUIRE_FAST(ts, lock, how, class_id, hit_also_if) ({                      \
 	int fast_ = 1;                                                           \
 	*(class_id) = 0;                                                         \
 	if (unlikely(acquire_checks_needed(ts))) {                               \
@@ -158,7 +171,8 @@ static inline __attribute__((always_inline)) int acquire_checks_needed(const str
 		uint32_t epoch_;                                                 \
 		fast_ = !((ts)->next_subclass | (ts)->foreign_pending | lock_slow_hooks | \
 			  urcu_readable_flavors | ((ts)->registered[FLAVOR_qsbr] == 1)) && \
-			acquire_cache_hit(ts, lock, how, 0, class_id, &key_, &epoch_); \
+			acquire_cache_hit(ts, lock, how, 0, class_id, &key_, &epoch_) && \
+			(hit_also_if);                                           \
 	}                                                                        \
 	fast_;                                                                   \
 })
