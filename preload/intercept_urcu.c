@@ -22,17 +22,21 @@ static inline __attribute__((always_inline)) void urcu_read_lock(enum rcu_flavor
 	rcu_read_acquired(ts, f, f, NULL, ip);
 }
 
+/* A read unlock that is not the fast path's: perturb on, or not simply
+ * the innermost section. Called before the real unlock. */
+static __attribute__((noinline)) void urcu_read_unlock_slow(enum rcu_flavor f, uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	rcu_read_released(ts, f, NULL, ip);
+	perturb_point(ts);
+}
+
 static inline __attribute__((always_inline)) void urcu_read_unlock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(urcu_call_is_ours(ts))) {
-		if (likely(!tracer_options.perturb)) {
-			rcu_read_release(ts, f, NULL, ip);
-		} else {
-			rcu_read_released(ts, f, NULL, ip);
-			perturb_point(ts);
-		}
-	}
+	if (likely(urcu_call_is_ours(ts)) &&
+	    unlikely(tracer_options.perturb || !rcu_read_release_innermost(ts, f)))
+		urcu_read_unlock_slow(f, ip);
 	real();
 }
 
@@ -240,7 +244,15 @@ INTERPOSE(urcu_bp_cmpxchg_pointer_sym);
  * in an online registered QSBR thread. Checked sites use the header instead.
  * A reader's dereference is remembered until its section ends (the free()
  * check); p is what the program loaded, the value this call returns. */
-static inline void check_dereference(const void *p, uintptr_t ip)
+static __attribute__((noinline)) void check_dereference_slow(struct thread_state *ts, const void *p, uintptr_t ip)
+{
+	if (unlikely(!dereference_is_protected(ts)))
+		check_suspicious_dereference(ts, ip);
+	else
+		rcu_deref_note(ts, p, ip);
+}
+
+static inline __attribute__((always_inline)) void check_dereference(const void *p, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
 	if (ts->in_tracer | ts->in_urcu)
@@ -248,10 +260,8 @@ static inline void check_dereference(const void *p, uintptr_t ip)
 	if (likely(ts->nr_readers && !ts->nr_locks)) {   /* a reader: the common case */
 		if (p)
 			rcu_deref_record(ts, p, ip);
-	} else if (unlikely(!dereference_is_protected(ts))) {
-		check_suspicious_dereference(ts, ip);
 	} else {
-		rcu_deref_note(ts, p, ip);
+		check_dereference_slow(ts, p, ip);
 	}
 }
 

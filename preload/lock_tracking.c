@@ -1,7 +1,6 @@
 /* The slow half of lock_tracking.h: an acquisition with something held
  * that the thread's acquisition cache did not answer. */
 #include "lock_tracking.h"
-#include "rcu_tracking.h"
 
 uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, enum held_kind kind,
 				   uintptr_t ip, int relock_blocks, unsigned implicit,
@@ -57,9 +56,4 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 int implicit_readers_out_of_line(const struct thread_state *ts)
 {
 	return implicit_readers(ts) != 0;
-}
-
-void rcu_read_released_slow(struct thread_state *ts, enum rcu_flavor flavor, const void *domain, uintptr_t ip)
-{
-	rcu_read_released(ts, flavor, domain, ip);
 }

@@ -55,29 +55,32 @@ static inline __attribute__((always_inline)) void rcu_read_released(struct threa
 	}
 }
 
-/* The same for the wrappers, with perturb off: the innermost entry is
- * almost always the section that ends, and it is retired here as
- * held_lock_remove() does; anything else goes the long way. */
-void rcu_read_released_slow(struct thread_state *ts, enum rcu_flavor flavor, const void *domain, uintptr_t ip);
-
-static inline __attribute__((always_inline)) void rcu_read_release(struct thread_state *ts, enum rcu_flavor flavor,
-								   const void *domain, uintptr_t ip)
+/* The release fast path of the liburcu wrappers (perturb off): the
+ * innermost entry is the section that ends, and the set it closes (if
+ * any) is not an online QSBR reader's; it is retired here as
+ * held_lock_remove() does, with no call, so the wrapper keeps no frame to
+ * speak of. Returns 0, having changed nothing, for anything else: then the
+ * wrapper calls rcu_read_released(). */
+static inline __attribute__((always_inline)) int rcu_read_release_innermost(struct thread_state *ts,
+									    enum rcu_flavor flavor)
 {
 	unsigned d = ts->depth;
-	struct held_lock *h = &ts->held[d ? d - 1 : 0];
-	if (unlikely(!d || h->kind != HELD_RCU_READ || held_flavor(h) != flavor ||
-		     (flavor == FLAVOR_srcu && h->lock != domain))) {
-		rcu_read_released_slow(ts, flavor, domain, ip);
-		return;
-	}
+	if (unlikely(!d))
+		return 0;
+	struct held_lock *h = &ts->held[d - 1];
+	struct rcu_deref_set *s = ts->deref_set;
+	if (unlikely(h->kind != HELD_RCU_READ || held_flavor(h) != flavor || flavor == FLAVOR_srcu ||
+		     (ts->nr_readers == 1 && s && ts->registered[FLAVOR_qsbr] == 1)))
+		return 0;
 	ts->nr_readers--;
 	signal_fence();
 	h->kind = HELD_NONE;
 	signal_fence();
 	ts->depth = d - 1;
 	ts->nesting[flavor]--;
-	if (!ts->nr_readers)
-		rcu_deref_sections_ended(ts);
+	if (!ts->nr_readers && s)
+		rcu_deref_set_close(s);   /* the outermost section ended */
+	return 1;
 }
 
 /* synchronize_rcu(), rcu_barrier(), synchronize_srcu(): a write acquisition
