@@ -27,18 +27,34 @@ struct instance_table {
 };
 
 static struct instance_table *table;    /* published with release stores */
-uint32_t lock_instance_epoch;            /* lock_instances.h */
+struct lock_instances_head lock_instances_head = {
+	TRACER_LOCK_INITIALIZER(TRACER_LOCK_INSTANCES, "lock instances"), 0
+};
+#define instances lock_instances_head.lock
 
 /* After a change: the threads' acquisition caches drop what they knew
  * (release: paired with the acquire load of the epoch in lock_tracking.h,
  * made before the class lookup whose result a cache keeps). */
+/* Under the instances lock, which serializes every advance: a plain
+ * increment, no locked instruction. */
+static void epoch_advance(void)
+{
+	__atomic_store_n(&lock_instance_epoch, __atomic_load_n(&lock_instance_epoch, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELEASE);
+}
+
 void lock_instance_epoch_advance(void)
 {
-	__atomic_add_fetch(&lock_instance_epoch, 1, __ATOMIC_RELEASE);
+	if (!tracer_lock_acquire(&instances, thread_state())) {
+		/* this thread holds the lock already (a signal handler
+		 * interrupted its update): advance without it */
+		__atomic_add_fetch(&lock_instance_epoch, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	epoch_advance();
+	tracer_lock_release(&instances);
 }
-#define epoch_advance lock_instance_epoch_advance
 static uint32_t next_generation = 1;
-static struct tracer_lock instances = TRACER_LOCK_INITIALIZER(TRACER_LOCK_INSTANCES, "lock instances");
 
 /* ---- presence bitmaps ------------------------------------------------------
  * Level 1: a bit per 2 MiB region of the 47-bit user address space (8 MiB,

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tracer_lock.h"
 
 #define INSTANCE_TABLE_MIN (1u << 16)     /* slots of the first table */
 #define INSTANCE_REGION_SHIFT 21          /* 2 MiB regions */
@@ -25,10 +26,19 @@
 
 struct thread_state;
 
-/* Advances at every change of the map (a class set, an instance forgotten):
- * what a thread cached about lock addresses holds while it stays the same
- * (lock_tracking.h, the acquisition cache). */
-extern uint32_t lock_instance_epoch;
+/* The epoch advances at every change of the map (a class set, an instance
+ * forgotten) and at every unload: what a thread cached about lock
+ * addresses holds while it stays the same (lock_tracking.h, the
+ * acquisition cache). It shares the instances lock's cache line: every
+ * change takes the lock and advances the epoch, so a program that makes and
+ * frees locks all the time (free_cost lock) moves one line between its
+ * threads, not two. */
+struct lock_instances_head {
+	struct tracer_lock lock;     /* taken by every change of the map */
+	uint32_t epoch;
+} __attribute__((aligned(64)));
+extern struct lock_instances_head lock_instances_head;
+#define lock_instance_epoch (lock_instances_head.epoch)
 void lock_instance_epoch_advance(void);
 
 /* The class and generation of the instance at `lock`. Returns 0 when the
