@@ -166,12 +166,17 @@ static inline __attribute__((always_inline)) int acquire_checks_needed(const str
 #define ACQUIRE_FAST(ts, lock, how, class_id, hit_also_if) ({                      \
 	int fast_ = 1;                                                           \
 	*(class_id) = 0;                                                         \
-	if (unlikely(acquire_checks_needed(ts))) {                               \
+	if (unlikely(((ts)->next_subclass | (unsigned)(ts)->foreign_pending |    \
+		      (unsigned)lock_slow_hooks | urcu_readable_flavors |       \
+		      ((ts)->registered[FLAVOR_qsbr] == 1)) != 0))                \
+		fast_ = !((ts)->nr_locks | (ts)->nr_readers) &&                  \
+			!implicit_readers_out_of_line(ts) &&                     \
+			!((ts)->next_subclass | (unsigned)(ts)->foreign_pending | \
+			  (unsigned)lock_slow_hooks);                            \
+	else if (unlikely((ts)->nr_locks | (ts)->nr_readers)) {                  \
 		uint64_t key_;                                                   \
 		uint32_t epoch_;                                                 \
-		fast_ = !((ts)->next_subclass | (ts)->foreign_pending | lock_slow_hooks | \
-			  urcu_readable_flavors | ((ts)->registered[FLAVOR_qsbr] == 1)) && \
-			acquire_cache_hit(ts, lock, how, 0, class_id, &key_, &epoch_) && \
+		fast_ = acquire_cache_hit(ts, lock, how, 0, class_id, &key_, &epoch_) && \
 			(hit_also_if);                                           \
 	}                                                                        \
 	fast_;                                                                   \
