@@ -167,9 +167,12 @@ static __attribute__((noinline)) int mutex_unlock_slow(pthread_mutex_t *m, uintp
 int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(!(ts->in_tracer | ts->in_urcu | lock_slow_hooks)) &&
+	/* Only tail calls here (the pointer not yet resolved goes the slow
+	 * way too), so nothing is kept across a call and no register saved. */
+	int (*real)(pthread_mutex_t *) = __atomic_load_n(&real_pthread_mutex_unlock, __ATOMIC_RELAXED);
+	if (likely(real != NULL) && likely(!(ts->in_tracer | ts->in_urcu | lock_slow_hooks)) &&
 	    likely(lock_release_innermost(ts, m, KIND_BIT(HELD_MUTEX))))
-		return REAL(pthread_mutex_unlock)(m);   /* a tail call */
+		return real(m);
 	return mutex_unlock_slow(m, CALLER_IP());
 }
 

@@ -165,9 +165,11 @@ static __attribute__((noinline)) int rwlock_unlock_slow(pthread_rwlock_t *rw, ui
 int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(!(ts->in_tracer | ts->in_urcu | lock_slow_hooks)) &&
+	/* Only tail calls here, as in pthread_mutex_unlock(). */
+	int (*real)(pthread_rwlock_t *) = __atomic_load_n(&real_pthread_rwlock_unlock, __ATOMIC_RELAXED);
+	if (likely(real != NULL) && likely(!(ts->in_tracer | ts->in_urcu | lock_slow_hooks)) &&
 	    likely(lock_release_innermost(ts, rw, KIND_BIT(HELD_RWLOCK_READ) | KIND_BIT(HELD_RWLOCK_WRITE))))
-		return REAL(pthread_rwlock_unlock)(rw);   /* a tail call */
+		return real(rw);
 	return rwlock_unlock_slow(rw, CALLER_IP());
 }
 

@@ -22,23 +22,37 @@ static inline __attribute__((always_inline)) void urcu_read_lock(enum rcu_flavor
 	rcu_read_acquired(ts, f, f, NULL, ip);
 }
 
-/* A read unlock that is not the fast path's: perturb on, or not simply
- * the innermost section. Called before the real unlock. */
-static __attribute__((noinline)) void urcu_read_unlock_slow(enum rcu_flavor f, uintptr_t ip)
-{
-	struct thread_state *ts = thread_state();
-	rcu_read_released(ts, f, NULL, ip);
-	perturb_point(ts);
-}
+/* A read unlock that is not the fast path's: liburcu's own call, perturb
+ * on, or not simply the innermost section. Ends with the real unlock. */
+typedef void (*urcu_void_fn)(void);
 
-static inline __attribute__((always_inline)) void urcu_read_unlock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
+static __attribute__((noinline)) void urcu_read_unlock_slow(enum rcu_flavor f, urcu_void_fn real,
+							     urcu_void_fn (*resolve)(const void *), uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
-	if (likely(urcu_call_is_ours(ts)) &&
-	    unlikely(tracer_options.perturb || !rcu_read_release_innermost(ts, f)))
-		urcu_read_unlock_slow(f, ip);
+	if (likely(urcu_call_is_ours(ts))) {
+		rcu_read_released(ts, f, NULL, ip);
+		perturb_point(ts);
+	}
+	if (unlikely(!real))
+		real = resolve((const void *)ip);
 	real();
 }
+
+/* `real` is the real unlock, NULL until resolved (then the slow path
+ * resolves it with `resolve`). Only tail calls: nothing is kept across a
+ * call and no register saved; the caller's address is read only on the
+ * slow path. */
+#define URCU_READ_UNLOCK(f, real_ptr, resolve) do {                               \
+	struct thread_state *ts_ = thread_state();                               \
+	urcu_void_fn real_ = __atomic_load_n(&(real_ptr), __ATOMIC_RELAXED);     \
+	if (likely(real_ != NULL) && likely(urcu_call_is_ours(ts_) && !tracer_options.perturb) && \
+	    likely(rcu_read_release_innermost(ts_, f))) {                        \
+		real_();                                                         \
+		return;                                                          \
+	}                                                                        \
+	urcu_read_unlock_slow(f, real_, resolve, CALLER_IP());                   \
+} while (0)
 
 /* synchronize_rcu() and rcu_barrier() wait for every reader of the flavor,
  * the caller's own too: inside a read-side section of the flavor (or of a
@@ -160,7 +174,8 @@ URCU_FLAVORS(URCU_REAL_FUNCTIONS)
 	}                                                                        \
 	void urcu_##fl##_read_unlock(void)                                       \
 	{                                                                        \
-		urcu_read_unlock(FLAVOR_##fl, REAL(urcu_##fl##_read_unlock), CALLER_IP()); \
+		URCU_READ_UNLOCK(FLAVOR_##fl, real_urcu_##fl##_read_unlock,      \
+				 real_urcu_##fl##_read_unlock_slow);             \
 	}                                                                        \
 	int urcu_##fl##_read_ongoing(void)                                       \
 	{                                                                        \
