@@ -280,16 +280,38 @@ static inline __attribute__((always_inline)) void check_dereference(const void *
 	}
 }
 
+/* The wrappers: a reader holding no lock records the pointer with no call
+ * and tail-calls the real function (no register saved); everything else,
+ * an unresolved real function included, goes through the slow path. */
+typedef void *(*deref_fn)(void *);
+
+static __attribute__((noinline)) void *dereference_slow(void *p, uintptr_t ip, deref_fn real,
+							  deref_fn (*resolve)(const void *))
+{
+	check_dereference(p, ip);
+	if (unlikely(!real))
+		real = resolve((const void *)ip);
+	return real(p);
+}
+
+#define DEREFERENCE_WRAPPER(real_ptr, resolve) do {                               \
+	struct thread_state *ts_ = thread_state();                               \
+	deref_fn real_ = __atomic_load_n(&(real_ptr), __ATOMIC_RELAXED);         \
+	if (likely(real_ != NULL) && likely(!(ts_->in_tracer | ts_->in_urcu)) && \
+	    likely(ts_->nr_readers && !ts_->nr_locks && p) &&                    \
+	    likely(rcu_deref_record_fast(ts_, p, CALLER_IP())))                  \
+		return real_(p);                                                 \
+	return dereference_slow(p, CALLER_IP(), real_, resolve);                 \
+} while (0)
+
 void *rcu_dereference_sym(void *p)
 {
-	check_dereference(p, CALLER_IP());
-	return REAL(rcu_dereference_sym)(p);
+	DEREFERENCE_WRAPPER(real_rcu_dereference_sym, real_rcu_dereference_sym_slow);
 }
 
 void *urcu_bp_dereference_sym(void *p)
 {
-	check_dereference(p, CALLER_IP());
-	return REAL(urcu_bp_dereference_sym)(p);
+	DEREFERENCE_WRAPPER(real_urcu_bp_dereference_sym, real_urcu_bp_dereference_sym_slow);
 }
 
 /* Publication stays unchecked, as in the article (it is done under the
