@@ -216,10 +216,15 @@ $(BUILD)/bench/symbolize_bench: tests/bench/symbolize_bench.c $(SYMBOLIZE_SRCS) 
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@
 
+# Every part runs, whatever the one before it said; the status is the first
+# part's that failed (run-bench.sh: 1 when a target is missed).
 bench: $(BENCH_PRELOAD_DEP) $(BENCH_BINS) $(BUILD)/bench/symbolize_bench $(BUILD)/bench/rcu_deref_cost
-	tests/bench/run-bench.sh --preload $(BENCH_PRELOAD) $(BUILD)
-	$(BUILD)/bench/symbolize_bench
-	tests/bench/run-deref-bench.sh --preload $(BENCH_PRELOAD) $(BUILD)
+	@status=0; \
+	tests/bench/run-bench.sh --preload $(BENCH_PRELOAD) $(BUILD) || status=$$?; \
+	$(BUILD)/bench/symbolize_bench || { s=$$?; [ $$status -ne 0 ] || status=$$s; }; \
+	tests/bench/run-deref-bench.sh --preload $(BENCH_PRELOAD) $(BUILD) || { s=$$?; [ $$status -ne 0 ] || status=$$s; }; \
+	[ $$status -eq 0 ] || echo "make bench: a part failed (first status $$status): see above" >&2; \
+	exit $$status
 
 # ThreadSanitizer binaries only where the compiler can link them; the script
 # says which peer it skipped and why.

@@ -29,31 +29,95 @@ static inline int mutex_taken(int ret)
 }
 
 /* One body for the three blocking variants: `call` is the real call,
- * `tracked` the same through lock_wait.h. */
+ * `tracked` the same through lock_wait.h. Holding nothing, an acquisition
+ * is the real call and the push. */
 #define MUTEX_BLOCKING(call, tracked)                                            \
 	struct thread_state *ts = thread_state();                                \
-	if (unlikely(ts->in_tracer | ts->in_urcu))                                             \
+	if (unlikely(ts->in_tracer | ts->in_urcu))                               \
 		return call;                                                     \
-	struct held_lock *again = recursive_relock(ts, m);                       \
-	if (unlikely(again != 0)) {                                              \
-		int ret = call;                                                  \
-		if (ret == 0)                                                    \
-			add_reference(ts, again);                                \
-		return ret;                                                      \
-	}                                                                        \
 	uintptr_t ip = CALLER_IP();                                              \
-	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m)); \
+	uint32_t class_id = 0;                                                   \
+	if (unlikely(acquire_checks_needed(ts))) {                               \
+		struct held_lock *again = recursive_relock(ts, m);               \
+		if (unlikely(again != 0)) {                                      \
+			int ret = call;                                          \
+			if (ret == 0)                                            \
+				add_reference(ts, again);                        \
+			return ret;                                              \
+		}                                                                \
+		class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m)); \
+	}                                                                        \
 	int ret = tracked;                                                       \
 	if (mutex_taken(ret))                                                    \
 		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);               \
 	return ret
 
+/* pthread_mutex_lock(), in three parts: the fast path holds nothing and
+ * finds the lock free (the real trylock, when the hang checks or lock_stat
+ * want one, else the real lock) and pushes the entry; the checks and the
+ * wait for a taken lock are out of line, so the fast path keeps a small
+ * frame. */
+static __attribute__((noinline)) int mutex_lock_contended(pthread_mutex_t *m, uintptr_t ip, uint32_t class_id)
+{
+	struct thread_state *ts = thread_state();
+	int ret = LOCK_CONTENDED_CALL(ts, m, HELD_MUTEX, ip, 0, REAL(pthread_mutex_timedlock)(m, &deadline_),
+				      ETIMEDOUT, REAL(pthread_mutex_lock)(m));
+	if (mutex_taken(ret))
+		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);
+	return ret;
+}
+
+static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	if (ts->depth)
+		acquire_prefetch(ts, m);
+	struct held_lock *again = recursive_relock(ts, m);
+	if (unlikely(again != 0)) {
+		int ret = REAL(pthread_mutex_lock)(m);
+		if (ret == 0)
+			add_reference(ts, again);
+		return ret;
+	}
+	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
+	int ret;
+	if (likely(lock_slow_paths)) {
+		ret = REAL(pthread_mutex_trylock)(m);
+		if (unlikely(ret == EBUSY))
+			return mutex_lock_contended(m, ip, class_id);
+	} else {
+		ret = REAL(pthread_mutex_lock)(m);
+	}
+	if (likely(mutex_taken(ret)))
+		lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);
+	return ret;
+}
+
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	MUTEX_BLOCKING(REAL(pthread_mutex_lock)(m),
-		       LOCK_BLOCKING_CALL(ts, m, HELD_MUTEX, ip, 0, REAL(pthread_mutex_trylock)(m), EBUSY,
-					  REAL(pthread_mutex_timedlock)(m, &deadline_), ETIMEDOUT,
-					  REAL(pthread_mutex_lock)(m)));
+	struct thread_state *ts = thread_state();
+	uintptr_t ip = CALLER_IP();
+	if (unlikely(ts->in_tracer | ts->in_urcu))
+		return REAL(pthread_mutex_lock)(m);
+	uint32_t class_id;
+	/* The cache is asked for a mutex that blocks when relocked (the
+	 * default type), before the mutex itself is read: a mutex of many is
+	 * then loaded while the checked path loads its instance. A recursive
+	 * or error-checking one goes to the checked path, which counts a
+	 * recursive relock and asks the cache with the type. */
+	if (unlikely(!ACQUIRE_FAST(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, mutex_relock_would_block(m))))
+		return mutex_lock_checked(m, ip);
+	int ret;
+	if (likely(lock_slow_paths)) {   /* hang checks on: the default */
+		ret = REAL(pthread_mutex_trylock)(m);
+		if (unlikely(ret == EBUSY))
+			return mutex_lock_contended(m, ip, class_id);
+	} else {
+		ret = REAL(pthread_mutex_lock)(m);
+	}
+	if (likely(mutex_taken(ret)))
+		lock_acquired_first(ts, m, HELD_MUTEX, ip, class_id, 0);
+	return ret;
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime)
@@ -87,15 +151,29 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
 	return ret;
 }
 
-int pthread_mutex_unlock(pthread_mutex_t *m)
+/* The release that is not the fast path's: in the tracer, perturb or lock_stat on, or
+ * not the innermost entry taken once. */
+static __attribute__((noinline)) int mutex_unlock_slow(pthread_mutex_t *m, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
 	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_mutex_unlock)(m);
-	lock_released(ts, m, KIND_BIT(HELD_MUTEX), CALLER_IP(), "pthread_mutex_t");
+	lock_released(ts, m, KIND_BIT(HELD_MUTEX), ip, "pthread_mutex_t");
 	int ret = REAL(pthread_mutex_unlock)(m);
 	perturb_point(ts);
 	return ret;
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	struct thread_state *ts = thread_state();
+	/* Only tail calls here (the pointer not yet resolved goes the slow
+	 * way too), so nothing is kept across a call and no register saved. */
+	int (*real)(pthread_mutex_t *) = __atomic_load_n(&real_pthread_mutex_unlock, __ATOMIC_RELAXED);
+	if (likely(real != NULL) && likely(!(ts->in_tracer | ts->in_urcu | lock_slow_hooks)) &&
+	    likely(lock_release_innermost(ts, m, KIND_BIT(HELD_MUTEX))))
+		return real(m);
+	return mutex_unlock_slow(m, CALLER_IP());
 }
 
 int pthread_mutex_init(pthread_mutex_t *restrict m, const pthread_mutexattr_t *restrict attr)
@@ -140,7 +218,7 @@ int pthread_spin_lock(pthread_spinlock_t *s)
 	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_spin_lock)(s);
 	uintptr_t ip = CALLER_IP();
-	uint32_t class_id = lock_before_blocking(ts, (const void *)s, HELD_SPIN, ip, 1);
+	uint32_t class_id = unlikely(acquire_checks_needed(ts)) ? lock_before_blocking(ts, (const void *)s, HELD_SPIN, ip, 1) : 0;
 	int ret = LOCK_BLOCKING_CALL(ts, (const void *)s, HELD_SPIN, ip, 0, REAL(pthread_spin_trylock)(s), EBUSY,
 				     spin_lock_until(s, &deadline_), ETIMEDOUT, REAL(pthread_spin_lock)(s));
 	if (likely(ret == 0))

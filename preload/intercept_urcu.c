@@ -10,7 +10,7 @@
 
 /* ---- generic operations ----------------------------------------------- */
 
-static inline void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
+static inline __attribute__((always_inline)) void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
 	if (unlikely(!urcu_call_is_ours(ts))) {
@@ -23,15 +23,37 @@ static inline void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr
 	rcu_read_acquired(ts, f, f, NULL, ip);
 }
 
-static inline void urcu_read_unlock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
+/* A read unlock that is not the fast path's: liburcu's own call, perturb
+ * on, or not simply the innermost section. Ends with the real unlock. */
+typedef void (*urcu_void_fn)(void);
+
+static __attribute__((noinline)) void urcu_read_unlock_slow(enum rcu_flavor f, urcu_void_fn real,
+							     urcu_void_fn (*resolve)(const void *), uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
 	if (likely(urcu_call_is_ours(ts))) {
 		rcu_read_released(ts, f, NULL, ip);
 		perturb_point(ts);
 	}
+	if (unlikely(!real))
+		real = resolve((const void *)ip);
 	real();
 }
+
+/* `real` is the real unlock, NULL until resolved (then the slow path
+ * resolves it with `resolve`). Only tail calls: nothing is kept across a
+ * call and no register saved; the caller's address is read only on the
+ * slow path. */
+#define URCU_READ_UNLOCK(f, real_ptr, resolve) do {                               \
+	struct thread_state *ts_ = thread_state();                               \
+	urcu_void_fn real_ = __atomic_load_n(&(real_ptr), __ATOMIC_RELAXED);     \
+	if (likely(real_ != NULL) && likely(urcu_call_is_ours(ts_) && !tracer_options.perturb) && \
+	    likely(rcu_read_release_innermost(ts_, f))) {                        \
+		real_();                                                         \
+		return;                                                          \
+	}                                                                        \
+	urcu_read_unlock_slow(f, real_, resolve, CALLER_IP());                   \
+} while (0)
 
 /* synchronize_rcu() and rcu_barrier() wait for every reader of the flavor,
  * the caller's own too: inside a read-side section of the flavor (or of a
@@ -155,7 +177,8 @@ URCU_FLAVORS(URCU_REAL_FUNCTIONS)
 	}                                                                        \
 	void urcu_##fl##_read_unlock(void)                                       \
 	{                                                                        \
-		urcu_read_unlock(FLAVOR_##fl, REAL(urcu_##fl##_read_unlock), CALLER_IP()); \
+		URCU_READ_UNLOCK(FLAVOR_##fl, real_urcu_##fl##_read_unlock,      \
+				 real_urcu_##fl##_read_unlock_slow);             \
 	}                                                                        \
 	int urcu_##fl##_read_ongoing(void)                                       \
 	{                                                                        \
@@ -239,7 +262,15 @@ INTERPOSE(urcu_bp_cmpxchg_pointer_sym);
  * in an online registered QSBR thread. Checked sites use the header instead.
  * A reader's dereference is remembered until its section ends (the free()
  * check); p is what the program loaded, the value this call returns. */
-static inline void check_dereference(const void *p, uintptr_t ip)
+static __attribute__((noinline)) void check_dereference_slow(struct thread_state *ts, const void *p, uintptr_t ip)
+{
+	if (unlikely(!dereference_is_protected(ts)))
+		check_suspicious_dereference(ts, ip);
+	else
+		rcu_deref_note(ts, p, ip);
+}
+
+static inline __attribute__((always_inline)) void check_dereference(const void *p, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
 	if (ts->in_tracer | ts->in_urcu)
@@ -247,23 +278,43 @@ static inline void check_dereference(const void *p, uintptr_t ip)
 	if (likely(ts->nr_readers && !ts->nr_locks)) {   /* a reader: the common case */
 		if (p)
 			rcu_deref_record(ts, p, ip);
-	} else if (unlikely(!dereference_is_protected(ts))) {
-		check_suspicious_dereference(ts, ip);
 	} else {
-		rcu_deref_note(ts, p, ip);
+		check_dereference_slow(ts, p, ip);
 	}
 }
 
+/* The wrappers: a reader holding no lock records the pointer with no call
+ * and tail-calls the real function (no register saved); everything else,
+ * an unresolved real function included, goes through the slow path. */
+typedef void *(*deref_fn)(void *);
+
+static __attribute__((noinline)) void *dereference_slow(void *p, uintptr_t ip, deref_fn real,
+							  deref_fn (*resolve)(const void *))
+{
+	check_dereference(p, ip);
+	if (unlikely(!real))
+		real = resolve((const void *)ip);
+	return real(p);
+}
+
+#define DEREFERENCE_WRAPPER(real_ptr, resolve) do {                               \
+	struct thread_state *ts_ = thread_state();                               \
+	deref_fn real_ = __atomic_load_n(&(real_ptr), __ATOMIC_RELAXED);         \
+	if (likely(real_ != NULL) && likely(!(ts_->in_tracer | ts_->in_urcu)) && \
+	    likely(ts_->nr_readers && !ts_->nr_locks && p) &&                    \
+	    likely(rcu_deref_record_fast(ts_, p, CALLER_IP())))                  \
+		return real_(p);                                                 \
+	return dereference_slow(p, CALLER_IP(), real_, resolve);                 \
+} while (0)
+
 void *rcu_dereference_sym(void *p)
 {
-	check_dereference(p, CALLER_IP());
-	return REAL(rcu_dereference_sym)(p);
+	DEREFERENCE_WRAPPER(real_rcu_dereference_sym, real_rcu_dereference_sym_slow);
 }
 
 void *urcu_bp_dereference_sym(void *p)
 {
-	check_dereference(p, CALLER_IP());
-	return REAL(urcu_bp_dereference_sym)(p);
+	DEREFERENCE_WRAPPER(real_urcu_bp_dereference_sym, real_urcu_bp_dereference_sym_slow);
 }
 
 /* Publication stays unchecked, as in the article (it is done under the

@@ -16,10 +16,12 @@ static inline uint32_t key_set_home(uint64_t key, uint32_t size)
 	return (uint32_t)(key >> 40) & (size - 1);
 }
 
-static inline int key_set_contains(const uint64_t *set, uint32_t size, uint64_t key)
+/* Lookups and inserts with a probe bound of their own (a set whose inserts
+ * never go further than `probes` slots from home need not look further). */
+static inline int key_set_contains_within(const uint64_t *set, uint32_t size, uint64_t key, uint32_t probes)
 {
 	uint32_t h = key_set_home(key, size);
-	for (uint32_t probe = 0; probe < KEY_SET_PROBES; probe++) {
+	for (uint32_t probe = 0; probe < probes; probe++) {
 		uint64_t cur = __atomic_load_n(&set[(h + probe) & (size - 1)], __ATOMIC_ACQUIRE);
 		if (cur == key)
 			return 1;
@@ -29,18 +31,24 @@ static inline int key_set_contains(const uint64_t *set, uint32_t size, uint64_t 
 	return 0;
 }
 
+static inline int key_set_contains(const uint64_t *set, uint32_t size, uint64_t key)
+{
+	return key_set_contains_within(set, size, key, KEY_SET_PROBES);
+}
+
 /* 2 when this call put the key in, 1 when it was there already, 0 when
- * there was no room. */
-int key_set_insert(uint64_t *set, uint32_t size, uint64_t key);
+ * there was no room within `probes` slots. A slot is read before it is
+ * compare-and-swapped: a full run costs loads, not locked instructions. */
+int key_set_insert_within(uint64_t *set, uint32_t size, uint64_t key, uint32_t probes);
+
+static inline int key_set_insert(uint64_t *set, uint32_t size, uint64_t key)
+{
+	return key_set_insert_within(set, size, key, KEY_SET_PROBES);
+}
 
 /* A cache rather than a set: when there is no room, the whole set is
  * emptied and the key inserted into it (what it forgets is found again
  * later, at a cost). Never fails. */
 void key_cache_insert(uint64_t *set, uint32_t size, uint64_t key);
-
-/* A lossy set: when there is no room, the key replaces the one at its home
- * slot (what is forgotten is never reported wrongly: a lost pair is a
- * missed inversion, not a false one). */
-void key_lossy_insert(uint64_t *set, uint32_t size, uint64_t key);
 
 #endif

@@ -143,6 +143,7 @@ static unsigned long long listed_adds, listed_subs;   /* the loader's counters t
 void lock_classes_objects_changed(void)
 {
 	__atomic_store_n(&static_ranges_stale, 1, __ATOMIC_RELEASE);
+	lock_instance_epoch_advance();   /* classes of static locks may die */
 }
 
 /* The loader counts loads and unloads: a changed count means a new list. */

@@ -63,14 +63,12 @@ void lock_graph_fork_child(struct thread_state *self)
 		lock_graph_enabled = 0;
 }
 
-uint32_t rcu_flavor_class(enum rcu_flavor flavor)
+uint32_t rcu_flavor_classes[NR_FLAVORS];
+
+uint32_t rcu_flavor_class_slow(enum rcu_flavor flavor)
 {
-	static uint32_t classes[NR_FLAVORS];
-	uint32_t id = __atomic_load_n(&classes[flavor], __ATOMIC_RELAXED);
-	if (!id) {
-		id = lock_class_for_key((uintptr_t)flavor, CLASS_RCU_FLAVOR, 0, NULL);
-		__atomic_store_n(&classes[flavor], id, __ATOMIC_RELAXED);
-	}
+	uint32_t id = lock_class_for_key((uintptr_t)flavor, CLASS_RCU_FLAVOR, 0, NULL);
+	__atomic_store_n(&rcu_flavor_classes[flavor], id, __ATOMIC_RELAXED);
 	return id;
 }
 
@@ -463,32 +461,46 @@ static uint64_t cycle_key(uint32_t new_from, uint32_t new_to, const struct path_
 	return key | 1;
 }
 
+/* The key of "instance a (generation gen_a) held while b was taken". The
+ * two orders of one pair share their high bits, which are the home slot
+ * (key_set_home()): one probe run, in one or two cache lines, answers both
+ * "seen in this order?" and "seen in the other?". The low 40 bits tell the
+ * orders apart. The generations are part of the home: memory reused for
+ * new locks (the same addresses, new instances) spreads over the set
+ * instead of filling one run. */
 static uint64_t instance_pair_key(const void *a, uint32_t gen_a, const void *b, uint32_t gen_b)
 {
-	uint64_t k = chain_mix(0x3, (uint64_t)(uintptr_t)a ^ ((uint64_t)gen_a << 48));
-	k = chain_mix(k, (uint64_t)(uintptr_t)b ^ ((uint64_t)gen_b << 48));
-	return k | 1;
+	uint64_t x = (uint64_t)(uintptr_t)a ^ ((uint64_t)gen_a << 48);
+	uint64_t y = (uint64_t)(uintptr_t)b ^ ((uint64_t)gen_b << 48);
+	uint64_t pair = chain_mix(chain_mix(0x5, x < y ? x : y), x < y ? y : x);
+	uint64_t order = chain_mix(chain_mix(0x3, x), y);
+	return (pair & ~INSTANCE_PAIR_ORDER_BITS) | (order & INSTANCE_PAIR_ORDER_BITS) | 1;
 }
 
 /* One held lock of the same class as the new one, another instance: the
  * pair sets are lock-free, so same-class nesting (two accounts) never
- * serializes threads on the graph lock. */
+ * serializes threads on the graph lock. A pair that finds no room within
+ * INSTANCE_PAIR_PROBES slots is not remembered (an inversion of it would be
+ * missed, none is ever invented), and the first one says so. */
 static void check_instance_order(struct thread_state *ts, const struct held_lock *held, const void *lock,
 				 uint32_t class_id, uintptr_t ip)
 {
 	uint32_t gen_held = lock_instance_generation(held->lock);
 	uint32_t gen_new = lock_instance_generation(lock);
 	uint64_t forward = instance_pair_key(held->lock, gen_held, lock, gen_new);
-	if (key_set_contains(instance_pairs, MAX_INSTANCE_PAIRS, forward))
+	if (key_set_contains_within(instance_pairs, MAX_INSTANCE_PAIRS, forward, INSTANCE_PAIR_PROBES))
 		return;
 	uint64_t backward = instance_pair_key(lock, gen_new, held->lock, gen_held);
-	if (key_set_contains(instance_pairs, MAX_INSTANCE_PAIRS, backward) &&
-	    report_cycle_once(forward ^ backward)) {
+	if (key_set_contains_within(instance_pairs, MAX_INSTANCE_PAIRS, backward, INSTANCE_PAIR_PROBES) &&
+	    report_cycle_once(chain_mix(forward ^ backward, 0x1d) | 1)) {
 		struct instance_inversion v = { held, lock, class_id, ip };
 		report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
 			    print_instance_inversion_body, &v);
 	}
-	key_lossy_insert(instance_pairs, MAX_INSTANCE_PAIRS, forward);
+	if (!key_set_insert_within(instance_pairs, MAX_INSTANCE_PAIRS, forward, INSTANCE_PAIR_PROBES))
+		report_limit_once("MAX_INSTANCE_PAIRS too low!",
+				  "pairs of locks of one class taken nested are no longer all remembered: an "
+				  "inversion of two such locks (taken in both orders) may be missed");
 }
 
 /* The read sides no wrapper saw begin count as held: an online QSBR

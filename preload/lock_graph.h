@@ -17,8 +17,12 @@
 #define MAX_LOCKDEP_EDGES 65536
 /* A cache: when full it is emptied and chains are validated again. */
 #define MAX_LOCKDEP_CHAINS (1u << 16)     /* power of two */
-/* Lossy: a forgotten pair is a missed inversion, never a false one. */
+/* Same-class instance pairs. Lossy: a pair without room within
+ * INSTANCE_PAIR_PROBES slots of its home is not kept (a missed inversion,
+ * never a false one), and the first such pair says so. */
 #define MAX_INSTANCE_PAIRS (1u << 18)     /* power of two */
+#define INSTANCE_PAIR_PROBES 8            /* one or two cache lines */
+#define INSTANCE_PAIR_ORDER_BITS ((1ull << 40) - 1)   /* below key_set_home()'s bits */
 #define DEPENDENCY_FRAMES 12
 /* Cycles one acquisition may close at once (each is reported). */
 #define MAX_CYCLES_PER_ACQUISITION 8
@@ -30,8 +34,15 @@ enum acquire_op {
 	ACQUIRE_SYNC,    /* a grace-period wait: acquire and release at once */
 };
 
-/* The class of the liburcu flavor / header flavor, created on first use. */
-uint32_t rcu_flavor_class(enum rcu_flavor flavor);
+/* The class of the liburcu flavor / header flavor, created on first use:
+ * a load once it exists (every read-side section needs it). */
+extern uint32_t rcu_flavor_classes[NR_FLAVORS];
+uint32_t rcu_flavor_class_slow(enum rcu_flavor flavor);
+static inline uint32_t rcu_flavor_class(enum rcu_flavor flavor)
+{
+	uint32_t id = __atomic_load_n(&rcu_flavor_classes[flavor], __ATOMIC_RELAXED);
+	return __builtin_expect(id != 0, 1) ? id : rcu_flavor_class_slow(flavor);
+}
 
 /* Whether the validator runs (option detect_deadlocks). */
 extern int lock_graph_enabled;
@@ -96,14 +107,16 @@ static inline int chain_is_validated(uint64_t key)
  * no wrapper saw: an online QSBR thread's, inlined ones) each gain an edge
  * to it. Inline fast path:
  * a chain already validated costs a hash and one probe. Held entries get
- * their class here, the first time something is taken on top of them. */
-static inline void lock_graph_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,
-				      enum acquire_op op, uintptr_t ip)
+ * their class here, the first time something is taken on top of them.
+ * Returns 1 when there was nothing to validate (the chain was known, or the
+ * lock is not followed), 0 when the slow path ran. */
+static inline int lock_graph_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,
+				     enum acquire_op op, uintptr_t ip)
 {
 	int qsbr_reader = qsbr_thread_is_reader(ts);
 	unsigned inline_rd = urcu_readable_flavors ? inline_readers(ts) : 0;
 	if (!class_id || !lock_graph_enabled || (ts->depth == 0 && !qsbr_reader && !inline_rd))
-		return;
+		return 1;
 	/* Who acquires is part of the chain where it matters: liburcu's own
 	 * threads' edges into liburcu's locks are judged apart. */
 	uint64_t key = chain_mix(qsbr_reader ? 0x51 : 0x17, inline_rd | (unsigned)ts->urcu_worker << 16);
@@ -120,8 +133,9 @@ static inline void lock_graph_acquire(struct thread_state *ts, const void *lock,
 	key = chain_mix(key, (uint64_t)class_id << 3 | (uint64_t)op);
 	key |= 1;   /* 0 marks a free slot */
 	if (__builtin_expect(!same_class && chain_is_validated(key), 1))
-		return;
+		return 1;
 	lock_graph_validate(ts, lock, class_id, op, ip, key, same_class);
+	return 0;
 }
 
 void lock_graph_fork_prepare(struct thread_state *self);

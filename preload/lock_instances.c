@@ -27,8 +27,34 @@ struct instance_table {
 };
 
 static struct instance_table *table;    /* published with release stores */
+struct lock_instances_head lock_instances_head = {
+	TRACER_LOCK_INITIALIZER(TRACER_LOCK_INSTANCES, "lock instances"), 0
+};
+#define instances lock_instances_head.lock
+
+/* After a change: the threads' acquisition caches drop what they knew
+ * (release: paired with the acquire load of the epoch in lock_tracking.h,
+ * made before the class lookup whose result a cache keeps). */
+/* Under the instances lock, which serializes every advance: a plain
+ * increment, no locked instruction. */
+static void epoch_advance(void)
+{
+	__atomic_store_n(&lock_instance_epoch, __atomic_load_n(&lock_instance_epoch, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELEASE);
+}
+
+void lock_instance_epoch_advance(void)
+{
+	if (!tracer_lock_acquire(&instances, thread_state())) {
+		/* this thread holds the lock already (a signal handler
+		 * interrupted its update): advance without it */
+		__atomic_add_fetch(&lock_instance_epoch, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	epoch_advance();
+	tracer_lock_release(&instances);
+}
 static uint32_t next_generation = 1;
-static struct tracer_lock instances = TRACER_LOCK_INITIALIZER(TRACER_LOCK_INSTANCES, "lock instances");
 
 /* ---- presence bitmaps ------------------------------------------------------
  * Level 1: a bit per 2 MiB region of the 47-bit user address space (8 MiB,
@@ -220,6 +246,16 @@ static struct instance_table *table_with_room(void)
 	return fresh;
 }
 
+void lock_instances_prefetch(const void *a, const void *b)
+{
+	const struct instance_table *t = __atomic_load_n(&table, __ATOMIC_RELAXED);
+	if (!t)
+		return;
+	__builtin_prefetch(&t->slots[slot_hash((uintptr_t)a) & t->mask]);
+	if (b)
+		__builtin_prefetch(&t->slots[slot_hash((uintptr_t)b) & t->mask]);
+}
+
 int lock_instance_get(const void *lock, uint32_t *class_id, uint32_t *generation)
 {
 	const struct instance_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
@@ -258,6 +294,7 @@ static uint32_t set_locked(const void *lock, uint32_t class_id, int only_if_new)
 		if (only_if_new)
 			return (uint32_t)s->value;
 		__atomic_store_n(&s->value, new_value(class_id), __ATOMIC_RELEASE);
+		epoch_advance();
 		return class_id;
 	}
 	struct instance_table *t = table_with_room();
@@ -265,6 +302,7 @@ static uint32_t set_locked(const void *lock, uint32_t class_id, int only_if_new)
 		return 0;
 	table_insert(t, key, new_value(class_id));
 	mark_granule(key);
+	epoch_advance();
 	return class_id;
 }
 
@@ -293,6 +331,7 @@ static int forget_locked(uintptr_t key)
 		return 0;
 	__atomic_store_n(&s->key, TOMBSTONE_KEY, __ATOMIC_RELEASE);
 	table->live--;
+	epoch_advance();
 	return 1;
 }
 

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tracer_lock.h"
 
 #define INSTANCE_TABLE_MIN (1u << 16)     /* slots of the first table */
 #define INSTANCE_REGION_SHIFT 21          /* 2 MiB regions */
@@ -25,9 +26,28 @@
 
 struct thread_state;
 
+/* The epoch advances at every change of the map (a class set, an instance
+ * forgotten) and at every unload: what a thread cached about lock
+ * addresses holds while it stays the same (lock_tracking.h, the
+ * acquisition cache). It shares the instances lock's cache line: every
+ * change takes the lock and advances the epoch, so a program that makes and
+ * frees locks all the time (free_cost lock) moves one line between its
+ * threads, not two. */
+struct lock_instances_head {
+	struct tracer_lock lock;     /* taken by every change of the map */
+	uint32_t epoch;
+} __attribute__((aligned(64)));
+extern struct lock_instances_head lock_instances_head;
+#define lock_instance_epoch (lock_instances_head.epoch)
+void lock_instance_epoch_advance(void);
+
 /* The class and generation of the instance at `lock`. Returns 0 when the
  * address holds no known instance. Lock-free. */
 int lock_instance_get(const void *lock, uint32_t *class_id, uint32_t *generation);
+
+/* Starts loading the slots of `a` and `b` (may be NULL): an acquisition
+ * that will look both up has them miss the caches at once, not in turn. */
+void lock_instances_prefetch(const void *a, const void *b);
 
 /* Records (or changes) the class of the instance at `lock`, starting a new
  * generation. Returns 0 when the instances lock is this thread's already (a

@@ -17,6 +17,7 @@
 #include "lock_wait.h"
 #include "signal_state.h"
 #include "check_signal_usage.h"
+#include "lock_instances.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -55,57 +56,189 @@ static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const voi
 	return class_id;
 }
 
+/* The read sides no wrapper saw begin that this thread is in: inlined
+ * ones (a bit per flavor) and, as the QSBR bit, being an online QSBR
+ * reader. */
+static inline unsigned implicit_readers(const struct thread_state *ts)
+{
+	return (urcu_readable_flavors ? inline_readers(ts) : 0) |
+	       (unsigned)qsbr_thread_is_reader(ts) << FLAVOR_qsbr;
+}
+
 /* Whether acquisitions of this thread depend on anything right now: a
  * lock, a read side the wrappers saw, or one they could not see (QSBR
  * online, inlined). */
 static inline int thread_holds_anything(const struct thread_state *ts)
 {
-	return ts->nr_locks | ts->nr_readers | qsbr_thread_is_reader(ts) |
-	       (urcu_readable_flavors && inline_readers(ts));
+	return ts->nr_locks | ts->nr_readers | implicit_readers(ts);
 }
 
-/* Before a blocking acquisition: if this thread already holds the same
- * lock in a way that makes the call block forever, say so now, because the
- * call will never return to let us say it later; then the lock-order
- * validator, also before the call, so a real deadlock is explained before
- * it hangs. Returns the class when it was needed (0: look it up later). */
-static inline uint32_t lock_before_blocking(struct thread_state *ts, const void *lock,
-					    enum held_kind kind, uintptr_t ip, int relock_blocks)
+/* The acquisition cache's key: the new lock and how it is taken, every
+ * held entry (address, kind, attributes: what its class and its part of
+ * the chain come from), the implicit read sides and whose thread this is.
+ * Addresses fit in 48 bits; kinds and attributes go above them (an entry's
+ * kind and attr are the top 16 bits of its held_lock word). A slot being
+ * rewritten under a signal handler folds in as it is: the key then matches
+ * nothing the thread normally holds. */
+static inline uint64_t acquire_cache_key(const struct thread_state *ts, const void *lock, unsigned how,
+					 unsigned implicit)
+{
+	uint64_t key = (uintptr_t)lock ^ (uint64_t)how << 60 ^
+		       (uint64_t)(implicit | (unsigned)ts->urcu_worker << 7) << 48;
+	for (unsigned i = 0, n = ts->depth; i < n; i++) {
+		uint64_t word;
+		__builtin_memcpy(&word, &ts->held[i].class_id, sizeof(word));
+		key = (key ^ (uintptr_t)ts->held[i].lock ^ (word & 0xffff000000000000ull)) * 0x9E3779B97F4A7C15ull;
+	}
+	return (key ^ key >> 29) | 1;
+}
+
+static inline struct acquire_cache_entry *acquire_cache_slot(struct thread_state *ts, uint64_t key)
+{
+	return &ts->acquire_cache[(key >> 32) & (ACQUIRE_CACHE_ENTRIES - 1)];
+}
+
+/* The cache's answer for an acquisition with no implicit read side: 1
+ * and the class when it was validated before on top of the same held
+ * entries and no lock instance changed since. */
+static inline __attribute__((always_inline)) int acquire_cache_hit(struct thread_state *ts, const void *lock,
+								   unsigned how, unsigned implicit,
+								   uint32_t *class_id, uint64_t *key_out,
+								   uint32_t *epoch_out)
+{
+	/* Acquire: paired with lock_instance_epoch_advance(); an epoch read
+	 * before the class lookup it vouches for. */
+	uint32_t epoch = __atomic_load_n(&lock_instance_epoch, __ATOMIC_ACQUIRE);
+	uint64_t key = acquire_cache_key(ts, lock, how, implicit);
+	const struct acquire_cache_entry *e = acquire_cache_slot(ts, key);
+	uint64_t value = e->value, check = e->check;
+	*class_id = (uint32_t)value;
+	*key_out = key;
+	*epoch_out = epoch;
+	return (check ^ value) == key && (uint32_t)(value >> 32) == epoch;
+}
+
+/* How an acquisition is taken, for the cache key: the kind, and whether
+ * taking it again would block (which decides the recursion check). */
+static inline unsigned acquire_how(enum held_kind kind, int relock_blocks)
+{
+	return (unsigned)kind | (unsigned)!!relock_blocks << 3;
+}
+
+/* An acquisition with something held that the cache did not answer will
+ * look up the new lock's instance and the innermost held one's: started
+ * at once, so that a program with more locks than the caches hold waits
+ * for one miss, not two in turn (and the program's own lock line loads
+ * meanwhile). */
+static inline void acquire_prefetch(const struct thread_state *ts, const void *lock)
+{
+	unsigned d = ts->depth;
+	const struct held_lock *top = &ts->held[d ? d - 1 : 0];
+	lock_instances_prefetch(lock, d && top->kind != HELD_RCU_READ && !top->class_id ? top->lock : NULL);
+}
+
+/* Out of line: an acquisition with something held that the cache did not
+ * answer, or that is not to be cached (cache_key 0). */
+uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, enum held_kind kind,
+				   uintptr_t ip, int relock_blocks, unsigned implicit,
+				   uint64_t cache_key, uint32_t epoch);
+
+/* Whether a blocking acquisition has anything to check before the real
+ * call: the thread holds something (or is in a read side no wrapper saw),
+ * a nesting annotation waits, another thread released one of its locks,
+ * or perturb or lock_stat is on. Most acquisitions of most programs hold
+ * nothing: they pay these loads and lock_acquired_first(). */
+int implicit_readers_out_of_line(const struct thread_state *ts);
+
+static inline __attribute__((always_inline)) int acquire_checks_needed(const struct thread_state *ts)
+{
+	return (ts->nr_locks | ts->nr_readers | ts->next_subclass | (unsigned)ts->foreign_pending |
+		(unsigned)lock_slow_hooks | (unsigned)signal_usage_tracked) != 0 ||
+	       (unlikely(urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1)) &&
+		implicit_readers_out_of_line(ts));
+}
+
+/* The wrappers' own test before a blocking acquisition: 1 when the checks
+ * can be skipped, with the class to record (0 when nothing is held).
+ * Holding locks (or exported read sides) and nothing unusual, the
+ * acquisition cache may answer right here; anything else is
+ * lock_before_blocking()'s, out of line. `how` is evaluated only when
+ * something is held, `hit_also_if` only after a hit (the condition the
+ * wrapper puts on the cache's answer). */
+#define ACQUIRE_FAST(ts, lock, how, class_id, hit_also_if) ({                      \
+	int fast_ = 1;                                                           \
+	*(class_id) = 0;                                                         \
+	if (unlikely(((ts)->next_subclass | (unsigned)(ts)->foreign_pending |    \
+		      (unsigned)lock_slow_hooks | urcu_readable_flavors |       \
+		      (unsigned)signal_usage_tracked |                          \
+		      ((ts)->registered[FLAVOR_qsbr] == 1)) != 0))                \
+		fast_ = !((ts)->nr_locks | (ts)->nr_readers) &&                  \
+			!implicit_readers_out_of_line(ts) &&                     \
+			!((ts)->next_subclass | (unsigned)(ts)->foreign_pending | \
+			  (unsigned)lock_slow_hooks | (unsigned)signal_usage_tracked); \
+	else if (unlikely((ts)->nr_locks | (ts)->nr_readers)) {                  \
+		uint64_t key_;                                                   \
+		uint32_t epoch_;                                                 \
+		fast_ = acquire_cache_hit(ts, lock, how, 0, class_id, &key_, &epoch_) && \
+			(hit_also_if);                                           \
+	}                                                                        \
+	fast_;                                                                   \
+})
+
+/* After an acquisition that ACQUIRE_FAST() let through: the entry, and
+ * nothing else (no foreign release pending, lock_stat off). */
+static inline __attribute__((always_inline)) void lock_acquired_first(struct thread_state *ts, const void *lock,
+								      enum held_kind kind, uintptr_t ip,
+								      uint32_t class_id, uint8_t attr)
+{
+	unsigned d = ts->depth;
+	if (unlikely(d >= MAX_LOCK_DEPTH)) {
+		held_lock_overflow(ts, lock, kind, ip);
+		return;
+	}
+	struct held_lock *h = &ts->held[d];
+	ts->depth = d + 1;      /* reserve: a handler now stacks above */
+	signal_fence();
+	h->lock = lock;
+	h->acquire_ip = ip;
+	signal_fence();
+	uint64_t word = (uint64_t)class_id | (uint64_t)1 << 32 | (uint64_t)kind << 48 | (uint64_t)attr << 56;
+	__builtin_memcpy(&h->class_id, &word, sizeof(word));   /* publish (held_lock_push()) */
+	signal_fence();
+	ts->nr_locks++;
+}
+
+/* Before a blocking acquisition (when acquire_checks_needed()): if this
+ * thread already holds the same lock in a way that makes the call block
+ * forever, say so now, because the call will never return to let us say it
+ * later; then the lock-order validator, also before the call, so a real
+ * deadlock is explained before it hangs. Returns the class when it was
+ * needed (0: look it up later). An acquisition made before on top of the
+ * same held entries, and validated then, is answered by the thread's
+ * acquisition cache: a hash of the held entries and two loads (kernel
+ * lockdep's chain-key cache, per thread and by address); the rest is out
+ * of line. */
+static inline __attribute__((always_inline)) uint32_t lock_before_blocking(struct thread_state *ts,
+									   const void *lock, enum held_kind kind,
+									   uintptr_t ip, int relock_blocks)
 {
 	perturb_point(ts);
-	/* signal_usage_tracked: the program installed a signal handler, so
-	 * every blocking acquisition records its signal context (below). */
-	if (likely(!thread_holds_anything(ts) && !ts->next_subclass && !signal_usage_tracked))
-		return 0;
-	if (unlikely(ts->foreign_pending))
-		foreign_releases_apply(ts);   /* before the recursion check */
-	if (unlikely(urcu_readable_flavors) && !ts->in_urcu)
-		check_inline_readers(ts, ip);   /* liburcu's own inner read sides are not */
-	unsigned mask;
-	switch (kind) {
-	case HELD_RWLOCK_WRITE:   /* write behind our own read blocks; write
-				     behind our own write is EDEADLK */
-		mask = KIND_BIT(HELD_RWLOCK_READ);
-		break;
-	case HELD_RWLOCK_READ:    /* read behind read blocks only on a writer-
-				     preferring rwlock; read behind write is EDEADLK */
-		mask = relock_blocks ? KIND_BIT(HELD_RWLOCK_READ) : 0;
-		break;
-	default:
-		mask = relock_blocks ? KIND_BIT(kind) : 0;
-		break;
+	unsigned implicit = unlikely(urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1))
+		? implicit_readers(ts) : 0;
+	/* signal_usage_tracked: the program installed a signal handler; every
+	 * blocking acquisition records its signal context, never from the
+	 * cache (lock_before_blocking_slow()). */
+	if (unlikely(!(ts->nr_locks | ts->nr_readers | implicit) ||
+		     (ts->next_subclass | ts->foreign_pending | signal_usage_tracked)))
+		return lock_before_blocking_slow(ts, lock, kind, ip, relock_blocks, implicit, 0, 0);
+	uint32_t class_id, epoch;
+	uint64_t key;
+	if (likely(acquire_cache_hit(ts, lock, acquire_how(kind, relock_blocks), implicit, &class_id, &key, &epoch))) {
+		if (unlikely(implicit & ~(1u << FLAVOR_qsbr)) && !ts->in_urcu)
+			check_inline_readers(ts, ip);
+		return class_id;
 	}
-	if (mask && ts->nr_locks) {
-		int i = held_lock_find(ts, lock, mask);
-		if (unlikely(i >= 0))
-			print_recursive_locking(ts, ip, lock, kind, i);
-	}
-	uint32_t class_id = lock_class_for_acquire(ts, lock, ip);
-	int read = kind == HELD_RWLOCK_READ && !relock_blocks;
-	if (unlikely(signal_usage_tracked))
-		signal_usage_acquire(ts, lock, class_id, kind, read, ip);
-	lock_graph_acquire(ts, lock, class_id, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK, ip);
-	return class_id;
+	return lock_before_blocking_slow(ts, lock, kind, ip, relock_blocks, implicit, key, epoch);
 }
 
 static inline void lock_acquired(struct thread_state *ts, const void *lock, enum held_kind kind,
@@ -169,6 +302,32 @@ static inline void lock_released(struct thread_state *ts, const void *lock, unsi
 	} else {
 		lock_release_unheld(ts, lock, kind_mask, ip, type_name);
 	}
+}
+
+/* The release fast path of the wrappers: the innermost entry is this
+ * lock, taken once, not an aggregate (and lock_slow_hooks is off: the
+ * caller's test); it is retired here as held_lock_remove() does (counted
+ * out, retired, then ->depth shrinks).
+ * Returns 0, having changed nothing, for anything else: then the wrapper
+ * calls lock_released(). kind_mask holds lock kinds only. */
+static inline int lock_release_innermost(struct thread_state *ts, const void *lock, unsigned kind_mask)
+{
+	unsigned d = ts->depth;
+	if (unlikely(!d))
+		return 0;
+	struct held_lock *h = &ts->held[d - 1];
+	uint64_t word;   /* references, kind and attr at once */
+	__builtin_memcpy(&word, &h->class_id, sizeof(word));
+	unsigned kind = (unsigned)(word >> 48) & 0xff;
+	if (unlikely(h->lock != lock || (word & ((uint64_t)HELD_ATTR_AGGREGATE << 56 | 0xffffull << 32)) != (uint64_t)1 << 32 ||
+		     !(kind_mask & KIND_BIT(kind))))
+		return 0;
+	ts->nr_locks--;
+	signal_fence();
+	h->kind = HELD_NONE;
+	signal_fence();
+	ts->depth = d - 1;
+	return 1;
 }
 
 /* Destroying a lock this thread holds is reported before the real call.

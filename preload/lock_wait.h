@@ -16,8 +16,12 @@
 #include "lock_stat.h"
 #include "wait_state.h"
 
-/* lock_stat_enabled | hung_task_checks: the one test of the fast path. */
+/* lock_stat_enabled | hung_task_checks: whether a blocking acquisition
+ * tries the lock first. */
 extern int lock_slow_paths;
+/* perturb | lock_stat_enabled: the wrappers' fast paths (lock_tracking.h)
+ * are off, every acquisition and release takes the full path. */
+extern int lock_slow_hooks;
 
 static inline void lock_wait_deadline(struct timespec *t)
 {
@@ -25,30 +29,40 @@ static inline void lock_wait_deadline(struct timespec *t)
 	t->tv_sec += (time_t)(WAIT_ANNOUNCE_NS / 1000000000u);
 }
 
+/* After the real trylock said the lock is taken: with the hang checks, a
+ * timed wait of a second first (`deadline_`, CLOCK_REALTIME, is in scope of
+ * timed_call; `timedout` is its answer at the deadline), announced to the
+ * watchdog only if it times out, then the real blocking call; with
+ * lock_stat, the wait is timed. */
+#define LOCK_CONTENDED_CALL(ts, lock, lock_kind, ip, read, timed_call, timedout, call) ({ \
+	int ret_;                                                                \
+	uint64_t start_ = lock_stat_now();                                       \
+	if (hung_task_checks) {                                                  \
+		struct timespec deadline_;                                       \
+		lock_wait_deadline(&deadline_);                                  \
+		ret_ = (timed_call);                                             \
+		if (ret_ == (timedout)) {                                        \
+			wait_begin(ts, WAIT_LOCK, lock, lock_kind, 0, 0, ip, start_); \
+			ret_ = (call);                                           \
+			wait_end(ts);                                            \
+		}                                                                \
+	} else {                                                                 \
+		ret_ = (call);                                                   \
+	}                                                                        \
+	if (lock_stat_enabled)                                                   \
+		lock_stat_contended(ts, lock, ip, read, lock_stat_now() - start_); \
+	ret_;                                                                    \
+})
+
 /* try_call: the real trylock, `busy` its "taken" answer; timed_call: the
  * real timed acquisition until `deadline_` (CLOCK_REALTIME), `timedout` its
  * answer at the deadline; call: the real blocking call. */
 #define LOCK_BLOCKING_CALL(ts, lock, lock_kind, ip, read, try_call, busy, timed_call, timedout, call) ({ \
 	int ret_;                                                                \
-	if (__builtin_expect(!lock_slow_paths, 1)) {                             \
+	if (__builtin_expect(!lock_slow_paths, 1))                               \
 		ret_ = (call);                                                   \
-	} else if ((ret_ = (try_call)) == (busy)) {                              \
-		uint64_t start_ = lock_stat_now();                               \
-		if (hung_task_checks) {                                       \
-			struct timespec deadline_;                               \
-			lock_wait_deadline(&deadline_);                          \
-			ret_ = (timed_call);                                     \
-			if (ret_ == (timedout)) {                                \
-				wait_begin(ts, WAIT_LOCK, lock, lock_kind, 0, 0, ip, start_); \
-				ret_ = (call);                                   \
-				wait_end(ts);                                    \
-			}                                                        \
-		} else {                                                         \
-			ret_ = (call);                                           \
-		}                                                                \
-		if (lock_stat_enabled)                                           \
-			lock_stat_contended(ts, lock, ip, read, lock_stat_now() - start_); \
-	}                                                                        \
+	else if ((ret_ = (try_call)) == (busy))                                  \
+		ret_ = LOCK_CONTENDED_CALL(ts, lock, lock_kind, ip, read, timed_call, timedout, call); \
 	ret_;                                                                    \
 })
 

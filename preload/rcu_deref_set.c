@@ -226,3 +226,28 @@ unsigned rcu_deref_find_holders(struct thread_state *self, uintptr_t lo, uintptr
 	}
 	return found;
 }
+
+/* rcu_deref_record()'s unusual cases: the thread's first dereference (its
+ * set from the pool), an open outside a section begun first or of a set
+ * not advertised. */
+void rcu_deref_record_slow(struct thread_state *ts, const void *p, uintptr_t ip)
+{
+	struct rcu_deref_set *s = ts->deref_set;
+	if (!s && !(s = rcu_deref_set_claim(ts)))
+		return;
+	uint64_t gen = __atomic_load_n(&s->gen, __ATOMIC_RELAXED), n = 0;
+	if (!(gen & 1)) {
+		rcu_deref_set_open(ts, s, gen);
+	} else {
+		n = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+		if (n && __atomic_load_n(&s->entries[(n - 1) % DEREF_SET_ENTRIES].ptr, __ATOMIC_RELAXED) ==
+				 (uintptr_t)p)
+			return;
+	}
+	struct rcu_deref *e = &s->entries[n % DEREF_SET_ENTRIES];
+	__atomic_store_n(&e->ptr, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&e->ip, ip, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->ptr, (uintptr_t)p, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->count, n + 1, __ATOMIC_RELEASE);
+}

@@ -116,21 +116,45 @@ static inline void rcu_deref_set_open(struct thread_state *ts, struct rcu_deref_
  * it runs its own sections nested in the thread's (so it never closes the
  * set under it) and may at worst overwrite the entry being written, which
  * only loses a dereference. */
-static inline __attribute__((always_inline)) void rcu_deref_record(struct thread_state *ts, const void *p,
-							     uintptr_t ip)
+void rcu_deref_record_slow(struct thread_state *ts, const void *p, uintptr_t ip);
+
+/* rcu_deref_record() without a call: returns 0, having written nothing,
+ * when the record needs rcu_deref_record_slow() (the thread's first
+ * dereference, an open outside a section begun first or of a set not
+ * advertised). */
+static inline __attribute__((always_inline)) int rcu_deref_record_fast(struct thread_state *ts, const void *p,
+								    uintptr_t ip)
 {
 	struct rcu_deref_set *s = ts->deref_set;
-	if (__builtin_expect(!s, 0) && !(s = rcu_deref_set_claim(ts)))
-		return;
-	uint64_t gen = __atomic_load_n(&s->gen, __ATOMIC_RELAXED), n = 0;
+	if (__builtin_expect(!s, 0))
+		return 0;
+	uint64_t gen = __atomic_load_n(&s->gen, __ATOMIC_RELAXED), n;
 	if (__builtin_expect(!(gen & 1), 0)) {
-		rcu_deref_set_open(ts, s, gen);
-	} else {
-		n = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
-		if (n && __atomic_load_n(&s->entries[(n - 1) % DEREF_SET_ENTRIES].ptr, __ATOMIC_RELAXED) ==
-				 (uintptr_t)p)
-			return;
+		/* The section's first dereference: the open and its entry in
+		 * one go. The entry, its count and the section are written
+		 * before the store of gen that publishes them (a scan that
+		 * sees the new gen sees them all; one that saw the old gen
+		 * finds it changed when it looks again and drops what it read),
+		 * so the entry needs no withdrawing. The usual case only: the
+		 * section that protects it is the outermost held entry, and the
+		 * set is advertised. */
+		const struct held_lock *outermost = &ts->held[0];
+		if (__builtin_expect(!ts->depth || outermost->kind != HELD_RCU_READ ||
+				     !__atomic_load_n(&s->advertised, __ATOMIC_RELAXED), 0))
+			return 0;
+		/* Paired with the scan's acquire fence: after the close. */
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		__atomic_store_n(&s->entries[0].ip, ip, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->entries[0].ptr, (uintptr_t)p, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->count, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->section, (uint32_t)held_flavor(outermost), __ATOMIC_RELAXED);
+		__atomic_store_n(&s->section_ip, outermost->acquire_ip, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->gen, gen + 1, __ATOMIC_RELEASE);
+		return 1;
 	}
+	n = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+	if (n && __atomic_load_n(&s->entries[(n - 1) % DEREF_SET_ENTRIES].ptr, __ATOMIC_RELAXED) == (uintptr_t)p)
+		return 1;
 	struct rcu_deref *e = &s->entries[n % DEREF_SET_ENTRIES];
 	/* The pointer is withdrawn while the site changes, so a reader sees a
 	 * site beside its own pointer (check_rcu_free.c re-reads it). Paired
@@ -141,6 +165,14 @@ static inline __attribute__((always_inline)) void rcu_deref_record(struct thread
 	__atomic_store_n(&e->ptr, (uintptr_t)p, __ATOMIC_RELEASE);
 	/* Entries below count are this section's: published after them. */
 	__atomic_store_n(&s->count, n + 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static inline __attribute__((always_inline)) void rcu_deref_record(struct thread_state *ts, const void *p,
+							     uintptr_t ip)
+{
+	if (__builtin_expect(!rcu_deref_record_fast(ts, p, ip), 0))
+		rcu_deref_record_slow(ts, p, ip);
 }
 
 /* A dereference by this thread: recorded when it is a reader (a read-side

@@ -20,9 +20,9 @@ void *resolve_real_version(const char *name, const char *version);
 /* The real function: a relaxed load on the fast path (a plain mov on x86);
  * racing first calls store the same value, so no lock is needed. Expanded
  * in a wrapper, so the return address is the program's call. */
-#define REAL(name) \
-	(__builtin_expect(__atomic_load_n(&real_##name, __ATOMIC_RELAXED) != 0, 1) \
-	 ? real_##name : real_##name##_slow(__builtin_return_address(0)))
+#define REAL(name) ({                                                           \
+	__typeof__(real_##name) real_ = __atomic_load_n(&real_##name, __ATOMIC_RELAXED); \
+	__builtin_expect(real_ != 0, 1) ? real_ : real_##name##_slow(__builtin_return_address(0)); })
 
 /* The out-of-line resolver that REAL() calls the first time. */
 #define DEFINE_REAL_RESOLVER(name)                                              \

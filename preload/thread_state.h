@@ -60,11 +60,18 @@ enum held_kind {
 struct held_lock {
 	const void *lock;       /* lock address; SRCU: the srcu_struct; RCU: NULL */
 	uintptr_t acquire_ip;   /* return address of the acquiring call */
+	/* One aligned 8-byte word, written whole when the entry is published
+	 * (held_lock_push()): */
 	uint32_t class_id;      /* lock_classes.h; 0 until looked up (lazily) */
 	uint16_t references;    /* acquisitions of this lock (recursive mutexes) */
 	uint8_t kind;           /* enum held_kind, stored last */
 	uint8_t attr;           /* HELD_ATTR_* */
 };
+_Static_assert(__builtin_offsetof(struct held_lock, class_id) % 8 == 0 &&
+	       __builtin_offsetof(struct held_lock, references) == __builtin_offsetof(struct held_lock, class_id) + 4 &&
+	       __builtin_offsetof(struct held_lock, kind) == __builtin_offsetof(struct held_lock, class_id) + 6 &&
+	       __builtin_offsetof(struct held_lock, attr) == __builtin_offsetof(struct held_lock, class_id) + 7,
+	       "held_lock_push() writes class_id, references, kind and attr as one little-endian word");
 
 /* What the thread is blocked in, for the watchdog (wait_state.h). Written
  * by the thread itself, read by the watchdog without its cooperation:
@@ -80,6 +87,17 @@ struct wait_state {
 	uintptr_t ip;           /* the program's call */
 	uint64_t since;         /* CLOCK_MONOTONIC ns: when the wait began */
 	uint32_t stack;         /* stack depot id of the waiting call, 0 if none */
+};
+
+/* A blocking acquisition made before with the same locks held, already
+ * validated: its class, as long as no lock instance changed since
+ * (lock_instance_epoch). Two words, each stored whole, so that a signal
+ * handler's update racing the thread's own can only leave an entry that
+ * matches no key: `check` is the key xor'ed with `value`. */
+#define ACQUIRE_CACHE_ENTRIES 8           /* a power of two */
+struct acquire_cache_entry {
+	uint64_t check;         /* key ^ value */
+	uint64_t value;         /* class id | epoch << 32 */
 };
 
 struct thread_state {
@@ -131,6 +149,7 @@ struct thread_state {
 	uintptr_t qsbr_since_ip; /* QSBR: its last quiescent state, going online
 				    or registering: where its protection began */
 	uint8_t deref_set_gone;
+	struct acquire_cache_entry acquire_cache[ACQUIRE_CACHE_ENTRIES];
 };
 
 extern __thread struct thread_state tracer_thread
@@ -210,11 +229,12 @@ static inline struct held_lock *held_lock_push(struct thread_state *ts, const vo
 	signal_fence();
 	h->lock = lock;
 	h->acquire_ip = ip;
-	h->class_id = class_id;
-	h->references = 1;
-	h->attr = attr;
 	signal_fence();
-	h->kind = (uint8_t)kind;   /* publish */
+	/* Publish: class_id, references, kind and attr are one aligned 8-byte
+	 * word (held_lock_word), stored at once, so the kind goes last with
+	 * the fields beside it. */
+	uint64_t word = (uint64_t)class_id | (uint64_t)1 << 32 | (uint64_t)kind << 48 | (uint64_t)attr << 56;
+	__builtin_memcpy(&h->class_id, &word, sizeof(word));
 	signal_fence();
 	if (kind == HELD_RCU_READ)
 		ts->nr_readers++;

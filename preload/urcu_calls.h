@@ -26,7 +26,16 @@ static inline int urcu_in_read_side(const struct thread_state *ts, enum rcu_flav
  * registered, and for QSBR online. */
 static inline int urcu_registered_reader(const struct thread_state *ts, enum rcu_flavor f)
 {
-	if (!flavor_needs_registration[f])
+	/* The flavor table itself, not flavor_needs_registration[]: a
+	 * wrapper's flavor is a constant, and this folds away. */
+	int needs = 0;
+	switch (f) {
+#define FLAVOR_REGISTRATION_CASE(name, reg) case FLAVOR_##name: needs = reg; break;
+	URCU_FLAVORS(FLAVOR_REGISTRATION_CASE)
+#undef FLAVOR_REGISTRATION_CASE
+	default: break;
+	}
+	if (!needs)
 		return 1;
 	if (ts->registered[f] != URCU_REGISTERED)
 		return 0;

@@ -44,7 +44,7 @@
 #include "stack_depot.h"
 #include "thread_registry.h"
 
-int hung_task_checks, stall_checks, lock_slow_paths;
+int hung_task_checks, stall_checks, lock_slow_paths, lock_slow_hooks;
 
 /* The waiting call's stack, kept for the report. */
 #define WAIT_FRAMES 16
@@ -85,6 +85,7 @@ void wait_state_setup(void)
 	hung_task_checks = tracer_options.hung_task_timeout > 0;
 	stall_checks = tracer_options.stall_timeout > 0;
 	__atomic_store_n(&lock_slow_paths, hung_task_checks | lock_stat_enabled, __ATOMIC_RELAXED);
+	__atomic_store_n(&lock_slow_hooks, (tracer_options.perturb != 0) | lock_stat_enabled, __ATOMIC_RELAXED);
 	if (hung_task_checks || stall_checks)
 		dl_iterate_phdr(find_allocator, (void *)(uintptr_t)next_malloc());
 }

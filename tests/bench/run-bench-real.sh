@@ -345,7 +345,7 @@ for s in "${servers[@]}"; do
 			wait_gone "${pid[$s $side]}" 20 || true
 		fi
 		how=$(stop_pid "${pid[$s $side]}" TERM 20)
-		st=$(wait_status "${pid[$s $side]}")
+		wait_status st "${pid[$s $side]}"
 		[[ $how != sigkill ]] || errors[$s $side]+="${errors[$s $side]:+; }ignored SIGTERM"
 		((st == 0)) || errors[$s $side]+="${errors[$s $side]:+; }exit status $st"
 	done

@@ -1,5 +1,5 @@
 /* The tracer's data structures on their own, under ASan/UBSan: the key
- * sets (set, cache, lossy), the lock instance map (growth, churn, range
+ * sets (set, cache, bounded), the lock instance map (growth, churn, range
  * forgetting), the stack depot and the class-rules parser. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -55,15 +55,24 @@ Test(key_set, cache_never_fails_and_keeps_the_newest)
 	}
 }
 
-Test(key_set, lossy_set_forgets_but_never_invents)
+Test(key_set, bounded_set_forgets_but_never_invents)
 {
-	enum { SIZE = 256 };
+	enum { SIZE = 256, PROBES = 8 };
 	static uint64_t set[SIZE];
-	for (uint64_t i = 0; i < 10 * SIZE; i++)
-		key_lossy_insert(set, SIZE, key_of(i));
+	uint64_t kept = 0, refused = 0;
+	for (uint64_t i = 0; i < 10 * SIZE; i++) {
+		int r = key_set_insert_within(set, SIZE, key_of(i), PROBES);
+		if (r == 2)
+			kept++;
+		else
+			refused += r == 0;
+		cr_assert(!r || key_set_contains_within(set, SIZE, key_of(i), PROBES), "kept: %lu", (unsigned long)i);
+	}
+	cr_expect_eq(kept, SIZE, "the set fills up");
+	cr_expect_eq(refused, 10 * SIZE - SIZE, "then refuses, and overwrites nothing");
 	for (uint64_t i = 20 * SIZE; i < 30 * SIZE; i++)
-		cr_expect_not(key_set_contains(set, SIZE, key_of(i)), "never inserted: %lu", (unsigned long)i);
-	cr_expect(key_set_contains(set, SIZE, key_of(10 * SIZE - 1)), "the last one is there");
+		cr_expect_not(key_set_contains_within(set, SIZE, key_of(i), PROBES), "never inserted: %lu",
+			      (unsigned long)i);
 }
 
 /* ---- lock instances ------------------------------------------------------------- */

@@ -1,0 +1,61 @@
+/* The slow half of lock_tracking.h: an acquisition with something held
+ * that the thread's acquisition cache did not answer. */
+#include "lock_tracking.h"
+
+uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, enum held_kind kind,
+				   uintptr_t ip, int relock_blocks, unsigned implicit,
+				   uint64_t cache_key, uint32_t epoch)
+{
+	if (!(ts->nr_locks | ts->nr_readers | implicit | ts->next_subclass | signal_usage_tracked))
+		return 0;   /* nothing held (perturb brought us here) */
+	if (unlikely(ts->foreign_pending))
+		foreign_releases_apply(ts);   /* before the recursion check */
+	if ((implicit & ~(1u << FLAVOR_qsbr)) && !ts->in_urcu)
+		check_inline_readers(ts, ip);   /* liburcu's own inner read sides are not */
+	unsigned mask;
+	switch (kind) {
+	case HELD_RWLOCK_WRITE:   /* write behind our own read blocks; write
+				     behind our own write is EDEADLK */
+		mask = KIND_BIT(HELD_RWLOCK_READ);
+		break;
+	case HELD_RWLOCK_READ:    /* read behind read blocks only on a writer-
+				     preferring rwlock; read behind write is EDEADLK */
+		mask = relock_blocks ? KIND_BIT(HELD_RWLOCK_READ) : 0;
+		break;
+	default:
+		mask = relock_blocks ? KIND_BIT(kind) : 0;
+		break;
+	}
+	int clean = 1;
+	if (mask && ts->nr_locks) {
+		int i = held_lock_find(ts, lock, mask);
+		if (unlikely(i >= 0)) {
+			print_recursive_locking(ts, ip, lock, kind, i);
+			clean = 0;
+		}
+	}
+	uint32_t class_id = lock_class_for_acquire(ts, lock, ip);
+	int read = kind == HELD_RWLOCK_READ && !relock_blocks;
+	if (unlikely(signal_usage_tracked))
+		signal_usage_acquire(ts, lock, class_id, kind, read, ip);
+	clean &= lock_graph_acquire(ts, lock, class_id, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK, ip);
+	/* Validated, nothing reported: the same acquisition on top of the
+	 * same held entries is answered from the cache until an instance
+	 * changes. The check word goes last, so an entry is whole or matches
+	 * nothing (a signal handler may run any of this in between). */
+	if (clean && cache_key) {
+		struct acquire_cache_entry *e = acquire_cache_slot(ts, cache_key);
+		uint64_t value = (uint64_t)epoch << 32 | class_id;
+		__atomic_store_n(&e->check, 0, __ATOMIC_RELAXED);
+		signal_fence();
+		__atomic_store_n(&e->value, value, __ATOMIC_RELAXED);
+		signal_fence();
+		__atomic_store_n(&e->check, cache_key ^ value, __ATOMIC_RELAXED);
+	}
+	return class_id;
+}
+
+int implicit_readers_out_of_line(const struct thread_state *ts)
+{
+	return implicit_readers(ts) != 0;
+}
