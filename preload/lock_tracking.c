@@ -26,6 +26,13 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 		mask = relock_blocks ? KIND_BIT(kind) : 0;
 		break;
 	}
+	uint32_t class_id = lock_class_for_acquire(ts, lock, ip);
+	int read = kind == HELD_RWLOCK_READ && !relock_blocks;
+	/* The usage first, as the kernel's __lock_acquire() marks it before
+	 * validating: a handler taking a lock its thread holds is reported as
+	 * the inconsistent lock state it is, then as the recursion it makes. */
+	if (unlikely(signal_usage_tracked))
+		signal_usage_acquire(ts, lock, class_id, kind, read, ip);
 	int clean = 1;
 	if (mask && ts->nr_locks) {
 		int i = held_lock_find(ts, lock, mask);
@@ -34,10 +41,6 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 			clean = 0;
 		}
 	}
-	uint32_t class_id = lock_class_for_acquire(ts, lock, ip);
-	int read = kind == HELD_RWLOCK_READ && !relock_blocks;
-	if (unlikely(signal_usage_tracked))
-		signal_usage_acquire(ts, lock, class_id, kind, read, ip);
 	clean &= lock_graph_acquire(ts, lock, class_id, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK, ip);
 	/* Validated, nothing reported: the same acquisition on top of the
 	 * same held entries is answered from the cache until an instance
