@@ -110,7 +110,7 @@ BENCH_PRELOAD ?= $(PRELOAD)
 BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
 BENCH_REAL_WORKDIR ?= $(BUILD)/bench-real
 
-.PHONY: all test bench bench-peers bench-real demo install clean
+.PHONY: all test test-deps bench bench-peers bench-real demo install clean
 all: $(PRELOAD) $(TOOL)
 
 $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
@@ -186,7 +186,7 @@ $(BUILD)/tests/libsymbolize_plugin_%.so: tests/unit/symbolize_plugin.c
 # under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
 UNIT_LOGIC := preload/options.c preload/suppressions.c preload/class_rules.c preload/tracer_lock.c \
-	preload/key_set.c preload/lock_instances.c preload/stack_depot.c preload/lock_graph.c tools/logparse.c tools/util.c \
+	preload/key_set.c preload/instance_pairs.c preload/lock_instances.c preload/stack_depot.c preload/lock_graph.c tools/logparse.c tools/util.c \
 	tools/logfile.c tools/json_read.c tools/record.c tools/splat.c tools/splat_text.c tools/bug_key.c
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h preload/tracer_lock.h \
 		preload/thread_state.h preload/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
@@ -199,6 +199,9 @@ TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_
 # LeakSanitizer stays on for our code and the tools; only Criterion's own
 # occasional leak is suppressed.
 LSAN_ENV := LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0
+
+# Everything the tests run, built (then run one part: build/tests/suite --filter 'lock_order/*').
+test-deps: $(TEST_DEPS)
 
 test: $(TEST_DEPS)
 	$(LSAN_ENV) $(UNIT) --jobs 2

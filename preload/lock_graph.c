@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "lock_graph.h"
+#include "instance_pairs.h"
 #include "backtrace.h"
 #include "checks.h"
 #include "report.h"
@@ -72,7 +73,6 @@ uint32_t rcu_flavor_class_slow(enum rcu_flavor flavor)
 	return id;
 }
 
-static uint64_t instance_pairs[MAX_INSTANCE_PAIRS];
 /* Cycles reported: each is printed once. Full, a cycle may be printed again
  * (never missed). */
 #define MAX_REPORTED_CYCLES (1u << 14)
@@ -461,46 +461,24 @@ static uint64_t cycle_key(uint32_t new_from, uint32_t new_to, const struct path_
 	return key | 1;
 }
 
-/* The key of "instance a (generation gen_a) held while b was taken". The
- * two orders of one pair share their high bits, which are the home slot
- * (key_set_home()): one probe run, in one or two cache lines, answers both
- * "seen in this order?" and "seen in the other?". The low 40 bits tell the
- * orders apart. The generations are part of the home: memory reused for
- * new locks (the same addresses, new instances) spreads over the set
- * instead of filling one run. */
-static uint64_t instance_pair_key(const void *a, uint32_t gen_a, const void *b, uint32_t gen_b)
-{
-	uint64_t x = (uint64_t)(uintptr_t)a ^ ((uint64_t)gen_a << 48);
-	uint64_t y = (uint64_t)(uintptr_t)b ^ ((uint64_t)gen_b << 48);
-	uint64_t pair = chain_mix(chain_mix(0x5, x < y ? x : y), x < y ? y : x);
-	uint64_t order = chain_mix(chain_mix(0x3, x), y);
-	return (pair & ~INSTANCE_PAIR_ORDER_BITS) | (order & INSTANCE_PAIR_ORDER_BITS) | 1;
-}
-
 /* One held lock of the same class as the new one, another instance: the
- * pair sets are lock-free, so same-class nesting (two accounts) never
- * serializes threads on the graph lock. A pair that finds no room within
- * INSTANCE_PAIR_PROBES slots is not remembered (an inversion of it would be
- * missed, none is ever invented), and the first one says so. */
+ * pair cache is lock-free, so same-class nesting (two accounts) never
+ * serializes threads on the graph lock. */
 static void check_instance_order(struct thread_state *ts, const struct held_lock *held, const void *lock,
-				 uint32_t class_id, uintptr_t ip)
+				 uint32_t gen_new, uint32_t class_id, uintptr_t ip)
 {
 	uint32_t gen_held = lock_instance_generation(held->lock);
-	uint32_t gen_new = lock_instance_generation(lock);
-	uint64_t forward = instance_pair_key(held->lock, gen_held, lock, gen_new);
-	if (key_set_contains_within(instance_pairs, MAX_INSTANCE_PAIRS, forward, INSTANCE_PAIR_PROBES))
+	if (!instance_pairs_record(held->lock, gen_held, lock, gen_new))
 		return;
-	uint64_t backward = instance_pair_key(lock, gen_new, held->lock, gen_held);
-	if (key_set_contains_within(instance_pairs, MAX_INSTANCE_PAIRS, backward, INSTANCE_PAIR_PROBES) &&
-	    report_cycle_once(chain_mix(forward ^ backward, 0x1d) | 1)) {
+	uint64_t x = (uint64_t)(uintptr_t)held->lock ^ (uint64_t)gen_held << 48;
+	uint64_t y = (uint64_t)(uintptr_t)lock ^ (uint64_t)gen_new << 48;
+	if (report_cycle_once(chain_mix(chain_mix(0x1d, x < y ? x : y), x < y ? y : x) | 1)) {
 		struct instance_inversion v = { held, lock, class_id, ip };
+		tracer_enter(ts);
 		report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
 			    print_instance_inversion_body, &v);
+		tracer_leave(ts);
 	}
-	if (!key_set_insert_within(instance_pairs, MAX_INSTANCE_PAIRS, forward, INSTANCE_PAIR_PROBES))
-		report_limit_once("MAX_INSTANCE_PAIRS too low!",
-				  "pairs of locks of one class taken nested are no longer all remembered: an "
-				  "inversion of two such locks (taken in both orders) may be missed");
 }
 
 /* The read sides no wrapper saw begin count as held: an online QSBR
@@ -644,18 +622,20 @@ static int dependency_sources(struct thread_state *ts, uint32_t class_id, struct
 	return n;
 }
 
+void lock_graph_check_instances(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip)
+{
+	uint32_t gen_new = lock_instance_generation(lock);
+	for (unsigned i = 0; i < ts->depth; i++) {
+		const struct held_lock *h = &ts->held[i];
+		if (h->kind != HELD_NONE && h->kind != HELD_RCU_READ && h->class_id == class_id && h->lock != lock)
+			check_instance_order(ts, h, lock, gen_new, class_id, ip);
+	}
+}
+
 void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
-			 enum acquire_op op, uintptr_t ip, uint64_t chain_key, int same_class)
+			 enum acquire_op op, uintptr_t ip, uint64_t chain_key)
 {
 	tracer_enter(ts);
-	if (same_class) {
-		for (unsigned i = 0; i < ts->depth; i++) {
-			const struct held_lock *h = &ts->held[i];
-			if (h->kind != HELD_NONE && h->kind != HELD_RCU_READ && h->class_id == class_id &&
-			    h->lock != lock)
-				check_instance_order(ts, h, lock, class_id, ip);
-		}
-	}
 	if (chain_is_validated(chain_key))
 		goto out;
 	struct held_lock implicit[NR_URCU_FLAVORS], *sources[MAX_LOCK_DEPTH + NR_URCU_FLAVORS];

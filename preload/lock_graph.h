@@ -17,12 +17,6 @@
 #define MAX_LOCKDEP_EDGES 65536
 /* A cache: when full it is emptied and chains are validated again. */
 #define MAX_LOCKDEP_CHAINS (1u << 16)     /* power of two */
-/* Same-class instance pairs. Lossy: a pair without room within
- * INSTANCE_PAIR_PROBES slots of its home is not kept (a missed inversion,
- * never a false one), and the first such pair says so. */
-#define MAX_INSTANCE_PAIRS (1u << 18)     /* power of two */
-#define INSTANCE_PAIR_PROBES 8            /* one or two cache lines */
-#define INSTANCE_PAIR_ORDER_BITS ((1ull << 40) - 1)   /* below key_set_home()'s bits */
 #define DEPENDENCY_FRAMES 12
 /* Cycles one acquisition may close at once (each is reported). */
 #define MAX_CYCLES_PER_ACQUISITION 8
@@ -54,9 +48,13 @@ extern void (*lock_graph_new_dependency_hook)(struct thread_state *ts, const voi
 					      uintptr_t ip);
 
 /* The slow path: validate the chain with key `chain_key` (not yet in the
- * validated set), and the same-class instance pairs. */
+ * validated set). */
 void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
-			 enum acquire_op op, uintptr_t ip, uint64_t chain_key, int same_class);
+			 enum acquire_op op, uintptr_t ip, uint64_t chain_key);
+
+/* The held locks of the new lock's class, other instances: each pair in
+ * the instance-pair cache, an inversion reported. */
+void lock_graph_check_instances(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip);
 
 extern uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
 
@@ -132,9 +130,16 @@ static inline int lock_graph_acquire(struct thread_state *ts, const void *lock, 
 	}
 	key = chain_mix(key, (uint64_t)class_id << 3 | (uint64_t)op);
 	key |= 1;   /* 0 marks a free slot */
-	if (__builtin_expect(!same_class && chain_is_validated(key), 1))
+	/* Same-class nesting is checked on every acquisition (the pairs
+	 * are of instances, the chain of classes), and never cached. */
+	if (__builtin_expect(same_class, 0)) {
+		lock_graph_check_instances(ts, lock, class_id, ip);
+		if (chain_is_validated(key))
+			return 0;
+	} else if (__builtin_expect(chain_is_validated(key), 1)) {
 		return 1;
-	lock_graph_validate(ts, lock, class_id, op, ip, key, same_class);
+	}
+	lock_graph_validate(ts, lock, class_id, op, ip, key);
 	return 0;
 }
 

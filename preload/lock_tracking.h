@@ -18,6 +18,7 @@
 #include "signal_state.h"
 #include "check_signal_usage.h"
 #include "lock_instances.h"
+#include "instance_pairs.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -134,7 +135,11 @@ static inline void acquire_prefetch(const struct thread_state *ts, const void *l
 {
 	unsigned d = ts->depth;
 	const struct held_lock *top = &ts->held[d ? d - 1 : 0];
-	lock_instances_prefetch(lock, d && top->kind != HELD_RCU_READ && !top->class_id ? top->lock : NULL);
+	int top_is_lock = d && top->kind != HELD_RCU_READ && top->kind != HELD_NONE && top->lock != lock;
+	lock_instances_prefetch(lock, top_is_lock && !top->class_id ? top->lock : NULL);
+	/* Were the two of one class, their pair's bucket is read next. */
+	if (top_is_lock)
+		instance_pairs_prefetch(top->lock, lock);
 }
 
 /* Out of line: an acquisition with something held that the cache did not

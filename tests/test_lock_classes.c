@@ -86,6 +86,20 @@ Test(lock_classes, real_abba_found_after_300000_locks, .timeout = 120)
 	run_free(&r);
 }
 
+/* Same-class instance pairs are remembered however many a program makes:
+ * the newest are kept, so a real inversion after half a million pairs is
+ * found, and its correct twin stays silent. */
+Test(lock_classes, same_class_inversion_found_after_500000_pairs, .timeout = 120)
+{
+	struct run r = classes("bug-account-inversion-after-500000-pairs", NULL);
+	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "were taken in the opposite order before"), "%s", r.err);
+	cr_expect(strstr(r.err, "move_money+0x"), "names the program's function:\n%s", r.err);
+	cr_expect_not(strstr(r.err, "too low!"), "no table filled up:\n%s", r.err);
+	run_free(&r);
+	expect_silent("ok-account-order-after-500000-pairs", NULL, "done\n");
+}
+
 Test(lock_classes, class_rules_split_and_merge_without_recompiling)
 {
 	char split[] = "/tmp/lockdep-rcu-rules.XXXXXX", merge[] = "/tmp/lockdep-rcu-rules.XXXXXX";

@@ -1,10 +1,12 @@
 /* The tracer's data structures on their own, under ASan/UBSan: the key
- * sets (set, cache, bounded), the lock instance map (growth, churn, range
+ * sets (set, cache, bounded), the same-class instance-pair cache, the
+ * lock instance map (growth, churn, range
  * forgetting), the stack depot and the class-rules parser. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include "class_rules.h"
+#include "instance_pairs.h"
 #include "key_set.h"
 #include "lock_instances.h"
 #include "stack_depot.h"
@@ -186,4 +188,54 @@ Test(class_rules, parses_split_and_merge_and_names_bad_lines)
 		cr_expect(strstr(err, bad[i][1]), "'%s' in '%s'", bad[i][1], err);
 		cr_expect_eq(class_rules_count(), 0, "no rule stays active after an error");
 	}
+}
+
+/* ---- the same-class instance-pair cache ------------------------------------------ */
+
+static const void *fake_lock(uintptr_t i)
+{
+	return (const void *)(0x7f0000000000ul + i * 64);
+}
+
+Test(instance_pairs, an_order_then_its_inverse_is_an_inversion_once_per_direction)
+{
+	instance_pairs_clear();
+	const void *a = fake_lock(1), *b = fake_lock(2);
+	cr_expect_eq(instance_pairs_record(a, 1, b, 1), 0, "first order: nothing to invert");
+	cr_expect_eq(instance_pairs_record(a, 1, b, 1), 0, "same order again");
+	cr_expect_eq(instance_pairs_record(b, 1, a, 1), 1, "the other order: an inversion");
+	cr_expect_eq(instance_pairs_record(b, 1, a, 1), 0, "recorded: not again");
+}
+
+Test(instance_pairs, new_generations_at_old_addresses_are_new_instances)
+{
+	instance_pairs_clear();
+	const void *a = fake_lock(1), *b = fake_lock(2);
+	cr_expect_eq(instance_pairs_record(a, 1, b, 1), 0);
+	/* both freed and their memory reused for new locks */
+	cr_expect_eq(instance_pairs_record(b, 2, a, 2), 0, "not the old pair's inverse");
+	cr_expect_eq(instance_pairs_record(b, 1, a, 2), 0, "one instance new: another pair");
+}
+
+/* Far more pairs than slots: the cache keeps recording (the newest pair is
+ * always found) and never invents an inversion of pairs taken one way. */
+Test(instance_pairs, churn_keeps_the_newest_and_never_invents)
+{
+	instance_pairs_clear();
+	enum { LOCKS = 3000 };
+	unsigned long recorded = 0;
+	for (uintptr_t i = 0; i < LOCKS; i++)
+		for (uintptr_t j = i + 1; j < LOCKS; j += 3) {
+			cr_assert_eq(instance_pairs_record(fake_lock(i), 1, fake_lock(j), 1), 0,
+				     "pair %lu,%lu taken one way only", (unsigned long)i, (unsigned long)j);
+			recorded++;
+		}
+	cr_assert_gt(recorded, (unsigned long)INSTANCE_PAIR_BUCKETS * INSTANCE_PAIR_SLOTS_PER_BUCKET,
+		     "the test overfills the cache");
+	/* the latest pairs are there: their inverses are inversions */
+	cr_expect_eq(instance_pairs_record(fake_lock(LOCKS - 1), 1, fake_lock(LOCKS - 2), 1), 1,
+		     "the last pair recorded is kept");
+	const void *p = fake_lock(LOCKS + 1), *q = fake_lock(LOCKS + 2);
+	cr_expect_eq(instance_pairs_record(p, 1, q, 1), 0);
+	cr_expect_eq(instance_pairs_record(q, 1, p, 1), 1, "a new inversion after the churn is found");
 }
