@@ -26,26 +26,27 @@ int instance_pairs_record(const void *held, uint32_t gen_held, const void *lock,
 	uint64_t *bucket = instance_pair_table[instance_pair_bucket(held, lock)];
 	uint64_t forward = order_key(held, gen_held, lock, gen_lock);
 	uint64_t backward = forward ^ 2;
-	int inverted = 0, free_slot = -1;
+	int inverted = 0;
+	/* A bucket fills from its first slot and a slot is never emptied
+	 * (evicting overwrites), so the first free slot ends the pairs. */
 	for (int i = 0; i < INSTANCE_PAIR_SLOTS_PER_BUCKET; i++) {
 		uint64_t cur = __atomic_load_n(&bucket[i], __ATOMIC_RELAXED);
+		if (!cur) {
+			uint64_t expected = 0;
+			if (__atomic_compare_exchange_n(&bucket[i], &expected, forward, 0, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+				return inverted;
+			cur = expected;   /* a racing insert: look at what it put there */
+		}
 		if ((cur | 2) == (forward | 2)) {
 			if (cur == forward)
 				return 0;   /* this order again: reported, if ever, when it first came */
 			inverted = 1;
-		} else if (!cur && free_slot < 0) {
-			free_slot = i;
 		}
 	}
-	if (free_slot >= 0) {
-		uint64_t expected = 0;
-		if (__atomic_compare_exchange_n(&bucket[free_slot], &expected, forward, 0, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
-			return inverted;
-	}
-	/* Full (or a racing insert took the slot): evict one, chosen by the
-	 * key so that two pairs sharing a bucket do not keep evicting the
-	 * same third one; never the other order of this pair. */
+	/* Full: evict one, chosen by the key so that two pairs sharing a
+	 * bucket do not keep evicting the same third one; never the other
+	 * order of this pair. */
 	int victim = (int)(forward >> 59) & (INSTANCE_PAIR_SLOTS_PER_BUCKET - 1);
 	if (__atomic_load_n(&bucket[victim], __ATOMIC_RELAXED) == backward)
 		victim = (victim + 1) & (INSTANCE_PAIR_SLOTS_PER_BUCKET - 1);

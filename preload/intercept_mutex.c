@@ -67,7 +67,7 @@ static __attribute__((noinline)) int mutex_lock_contended(pthread_mutex_t *m, ui
 	return ret;
 }
 
-static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uintptr_t ip)
+static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss)
 {
 	struct thread_state *ts = thread_state();
 	if (ts->depth)
@@ -79,7 +79,10 @@ static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uint
 			add_reference(ts, again);
 		return ret;
 	}
-	uint32_t class_id = lock_before_blocking(ts, m, HELD_MUTEX, ip, mutex_relock_would_block(m));
+	int relock_blocks = mutex_relock_would_block(m);
+	if (!relock_blocks)
+		miss.key = 0;   /* probed as a mutex that blocks when relocked */
+	uint32_t class_id = lock_before_blocking_after(ts, m, HELD_MUTEX, ip, relock_blocks, &miss);
 	int ret;
 	if (likely(lock_slow_paths)) {
 		ret = REAL(pthread_mutex_trylock)(m);
@@ -100,13 +103,14 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	if (unlikely(ts->in_tracer | ts->in_urcu))
 		return REAL(pthread_mutex_lock)(m);
 	uint32_t class_id;
+	struct acquire_miss miss;
 	/* The cache is asked for a mutex that blocks when relocked (the
 	 * default type), before the mutex itself is read: a mutex of many is
 	 * then loaded while the checked path loads its instance. A recursive
 	 * or error-checking one goes to the checked path, which counts a
 	 * recursive relock and asks the cache with the type. */
-	if (unlikely(!ACQUIRE_FAST(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, mutex_relock_would_block(m))))
-		return mutex_lock_checked(m, ip);
+	if (unlikely(!ACQUIRE_FAST(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, mutex_relock_would_block(m), &miss)))
+		return mutex_lock_checked(m, ip, miss);
 	int ret;
 	if (likely(lock_slow_paths)) {   /* hang checks on: the default */
 		ret = REAL(pthread_mutex_trylock)(m);

@@ -66,12 +66,13 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 			lock_acquired(ts, rw, kind, ip, class_id, attr);                      \
 		return ret;                                                                   \
 	}                                                                                     \
-	static __attribute__((noinline)) int rwlock_##side##_checked(pthread_rwlock_t *rw, uintptr_t ip) \
+	static __attribute__((noinline)) int rwlock_##side##_checked(pthread_rwlock_t *rw, uintptr_t ip, \
+								     struct acquire_miss miss)     \
 	{                                                                                     \
 		struct thread_state *ts = thread_state();                                     \
 		if (ts->depth)                                                                \
 			acquire_prefetch(ts, rw);                                             \
-		uint32_t class_id = lock_before_blocking(ts, rw, kind, ip, relock_blocks);    \
+		uint32_t class_id = lock_before_blocking_after(ts, rw, kind, ip, relock_blocks, &miss); \
 		int ret;                                                                      \
 		if (likely(lock_slow_paths)) {                                                \
 			ret = REAL(pthread_rwlock_try##side)(rw);                             \
@@ -91,8 +92,9 @@ static inline int read_relock_blocks(const pthread_rwlock_t *rw)
 		if (unlikely(ts->in_tracer | ts->in_urcu))                                    \
 			return REAL(pthread_rwlock_##side)(rw);                               \
 		uint32_t class_id;                                                            \
-		if (unlikely(!ACQUIRE_FAST(ts, rw, acquire_how(kind, relock_blocks), &class_id, 1))) \
-			return rwlock_##side##_checked(rw, ip);                               \
+		struct acquire_miss miss;                                                     \
+		if (unlikely(!ACQUIRE_FAST(ts, rw, acquire_how(kind, relock_blocks), &class_id, 1, &miss))) \
+			return rwlock_##side##_checked(rw, ip, miss);                         \
 		int ret;                                                                      \
 		if (likely(lock_slow_paths)) {                                                \
 			ret = REAL(pthread_rwlock_try##side)(rw);                             \

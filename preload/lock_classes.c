@@ -268,8 +268,15 @@ uint32_t lock_instance_generation(const void *lock)
 
 uint32_t lock_class_of(const void *lock, uintptr_t ip)
 {
+	uint32_t generation;
+	return lock_class_and_generation(lock, ip, &generation);
+}
+
+uint32_t lock_class_and_generation(const void *lock, uintptr_t ip, uint32_t *generation)
+{
 	uint32_t id;
-	if (lock_instance_get(lock, &id, NULL))
+	*generation = 0;
+	if (lock_instance_get(lock, &id, generation))
 		return id == LOCK_CLASS_UNTRACKED ? 0 : id;
 	/* Never initialized by a call (or destroyed or freed since). */
 	if (is_static_storage(lock))
@@ -286,8 +293,15 @@ uint32_t lock_class_of(const void *lock, uintptr_t ip)
 
 uint32_t held_class_lookup(struct held_lock *h)
 {
+	uint32_t generation;
+	return held_class_and_generation(h, &generation);
+}
+
+uint32_t held_class_and_generation(struct held_lock *h, uint32_t *generation)
+{
+	*generation = 0;
 	if (!h->class_id && h->kind != HELD_NONE && h->kind != HELD_RCU_READ)
-		h->class_id = lock_class_of(h->lock, h->acquire_ip);
+		h->class_id = lock_class_and_generation(h->lock, h->acquire_ip, generation);
 	return h->class_id;
 }
 

@@ -65,6 +65,9 @@ uint32_t lock_class_for_key(uintptr_t key, enum class_key_kind kind, unsigned su
  * being acquired (it keys the class of a heap lock never initialized by a
  * call). 0 when the validator does not follow the lock. */
 uint32_t lock_class_of(const void *lock, uintptr_t ip);
+/* The same, with the instance generation the class was found with (0 when
+ * the class was created now: look it up if needed). */
+uint32_t lock_class_and_generation(const void *lock, uintptr_t ip, uint32_t *generation);
 /* The class of `lock` if it has one already; never creates one. */
 uint32_t lock_class_peek(const void *lock);
 /* The instance generation of `lock`, 0 if unknown: a new one at each init,
@@ -105,5 +108,7 @@ void lock_classes_fork_child(struct thread_state *self);
 struct held_lock;
 /* The class of a held entry, looked up now and cached in the entry. */
 uint32_t held_class_lookup(struct held_lock *h);
+/* The same, with the generation when it was looked up now (else 0). */
+uint32_t held_class_and_generation(struct held_lock *h, uint32_t *generation);
 
 #endif

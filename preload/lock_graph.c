@@ -464,10 +464,11 @@ static uint64_t cycle_key(uint32_t new_from, uint32_t new_to, const struct path_
 /* One held lock of the same class as the new one, another instance: the
  * pair cache is lock-free, so same-class nesting (two accounts) never
  * serializes threads on the graph lock. */
-static void check_instance_order(struct thread_state *ts, const struct held_lock *held, const void *lock,
-				 uint32_t gen_new, uint32_t class_id, uintptr_t ip)
+static void check_instance_order(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
+				 const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip)
 {
-	uint32_t gen_held = lock_instance_generation(held->lock);
+	if (!gen_held)
+		gen_held = lock_instance_generation(held->lock);
 	if (!instance_pairs_record(held->lock, gen_held, lock, gen_new))
 		return;
 	uint64_t x = (uint64_t)(uintptr_t)held->lock ^ (uint64_t)gen_held << 48;
@@ -622,13 +623,15 @@ static int dependency_sources(struct thread_state *ts, uint32_t class_id, struct
 	return n;
 }
 
-void lock_graph_check_instances(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip)
+void lock_graph_check_instances(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip,
+				const struct instance_hint *hint)
 {
-	uint32_t gen_new = lock_instance_generation(lock);
-	for (unsigned i = 0; i < ts->depth; i++) {
+	uint32_t gen_new = hint->lock_generation ? hint->lock_generation : lock_instance_generation(lock);
+	for (unsigned i = hint->held_index; i < ts->depth; i++) {
 		const struct held_lock *h = &ts->held[i];
 		if (h->kind != HELD_NONE && h->kind != HELD_RCU_READ && h->class_id == class_id && h->lock != lock)
-			check_instance_order(ts, h, lock, gen_new, class_id, ip);
+			check_instance_order(ts, h, i == hint->held_index ? hint->held_generation : 0, lock, gen_new,
+					     class_id, ip);
 	}
 }
 

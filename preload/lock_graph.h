@@ -47,6 +47,14 @@ extern int lock_graph_enabled;
 extern void (*lock_graph_new_dependency_hook)(struct thread_state *ts, const void *lock, uint32_t class_id,
 					      uintptr_t ip);
 
+/* Generations already looked up by the caller, 0 where not: the new
+ * lock's, and the first held lock's of its class (at held index `index`). */
+struct instance_hint {
+	uint32_t lock_generation;
+	uint32_t held_generation;
+	unsigned held_index;
+};
+
 /* The slow path: validate the chain with key `chain_key` (not yet in the
  * validated set). */
 void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
@@ -54,7 +62,8 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 
 /* The held locks of the new lock's class, other instances: each pair in
  * the instance-pair cache, an inversion reported. */
-void lock_graph_check_instances(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip);
+void lock_graph_check_instances(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip,
+				const struct instance_hint *hint);
 
 extern uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
 
@@ -108,8 +117,8 @@ static inline int chain_is_validated(uint64_t key)
  * their class here, the first time something is taken on top of them.
  * Returns 1 when there was nothing to validate (the chain was known, or the
  * lock is not followed), 0 when the slow path ran. */
-static inline int lock_graph_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,
-				     enum acquire_op op, uintptr_t ip)
+static inline int lock_graph_acquire_instance(struct thread_state *ts, const void *lock, uint32_t class_id,
+					      uint32_t generation, enum acquire_op op, uintptr_t ip)
 {
 	int qsbr_reader = qsbr_thread_is_reader(ts);
 	unsigned inline_rd = urcu_readable_flavors ? inline_readers(ts) : 0;
@@ -119,21 +128,26 @@ static inline int lock_graph_acquire(struct thread_state *ts, const void *lock, 
 	 * threads' edges into liburcu's locks are judged apart. */
 	uint64_t key = chain_mix(qsbr_reader ? 0x51 : 0x17, inline_rd | (unsigned)ts->urcu_worker << 16);
 	int same_class = 0;
+	struct instance_hint hint = { generation, 0, 0 };
 	for (unsigned i = 0; i < ts->depth; i++) {
 		struct held_lock *h = &ts->held[i];
 		if (h->kind == HELD_NONE)
 			continue;
-		uint32_t held_id = h->class_id ? h->class_id : held_class_lookup(h);
+		uint32_t held_gen = 0;
+		uint32_t held_id = h->class_id ? h->class_id : held_class_and_generation(h, &held_gen);
 		key = chain_mix(key, (uint64_t)held_id << 2 | (uint64_t)held_read_recursive(h) << 1 |
 				     (uint64_t)held_is_trylock(h));
-		same_class |= held_id == class_id && h->lock != lock;
+		if (held_id == class_id && h->lock != lock && !same_class++) {
+			hint.held_generation = held_gen;
+			hint.held_index = i;
+		}
 	}
 	key = chain_mix(key, (uint64_t)class_id << 3 | (uint64_t)op);
 	key |= 1;   /* 0 marks a free slot */
 	/* Same-class nesting is checked on every acquisition (the pairs
 	 * are of instances, the chain of classes), and never cached. */
 	if (__builtin_expect(same_class, 0)) {
-		lock_graph_check_instances(ts, lock, class_id, ip);
+		lock_graph_check_instances(ts, lock, class_id, ip, &hint);
 		if (chain_is_validated(key))
 			return 0;
 	} else if (__builtin_expect(chain_is_validated(key), 1)) {
@@ -141,6 +155,12 @@ static inline int lock_graph_acquire(struct thread_state *ts, const void *lock, 
 	}
 	lock_graph_validate(ts, lock, class_id, op, ip, key);
 	return 0;
+}
+
+static inline int lock_graph_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,
+				     enum acquire_op op, uintptr_t ip)
+{
+	return lock_graph_acquire_instance(ts, lock, class_id, 0, op, ip);
 }
 
 void lock_graph_fork_prepare(struct thread_state *self);

@@ -26,7 +26,8 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 		mask = relock_blocks ? KIND_BIT(kind) : 0;
 		break;
 	}
-	uint32_t class_id = lock_class_for_acquire(ts, lock, ip);
+	uint32_t generation;
+	uint32_t class_id = lock_class_for_acquire_instance(ts, lock, ip, &generation);
 	int read = kind == HELD_RWLOCK_READ && !relock_blocks;
 	/* The usage first, as the kernel's __lock_acquire() marks it before
 	 * validating: a handler taking a lock its thread holds is reported as
@@ -41,7 +42,7 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 			clean = 0;
 		}
 	}
-	clean &= lock_graph_acquire(ts, lock, class_id, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK, ip);
+	clean &= lock_graph_acquire_instance(ts, lock, class_id, generation, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK, ip);
 	/* Validated, nothing reported: the same acquisition on top of the
 	 * same held entries is answered from the cache until an instance
 	 * changes. The check word goes last, so an entry is whole or matches

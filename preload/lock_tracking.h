@@ -47,14 +47,21 @@ static inline uint32_t held_class(struct held_lock *h)
 
 /* The class of the lock about to be taken, with the nesting annotation the
  * header may have set for this one acquisition. */
-static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const void *lock, uintptr_t ip)
+static inline uint32_t lock_class_for_acquire_instance(struct thread_state *ts, const void *lock, uintptr_t ip,
+						       uint32_t *generation)
 {
-	uint32_t class_id = lock_class_of(lock, ip);
+	uint32_t class_id = lock_class_and_generation(lock, ip, generation);
 	if (unlikely(ts->next_subclass)) {
 		class_id = lock_class_nested(class_id, ts->next_subclass);
 		ts->next_subclass = 0;
 	}
 	return class_id;
+}
+
+static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const void *lock, uintptr_t ip)
+{
+	uint32_t generation;
+	return lock_class_for_acquire_instance(ts, lock, ip, &generation);
 }
 
 /* The read sides no wrapper saw begin that this thread is in: inlined
@@ -163,6 +170,14 @@ static inline __attribute__((always_inline)) int acquire_checks_needed(const str
 		implicit_readers_out_of_line(ts));
 }
 
+/* A probe of the acquisition cache that missed, for the checked path to
+ * fill in after validating instead of hashing the held entries again (key
+ * 0: not probed, or probed for another `how`). */
+struct acquire_miss {
+	uint64_t key;
+	uint32_t epoch;
+};
+
 /* The wrappers' own test before a blocking acquisition: 1 when the checks
  * can be skipped, with the class to record (0 when nothing is held).
  * Holding locks (or exported read sides) and nothing unusual, the
@@ -170,9 +185,11 @@ static inline __attribute__((always_inline)) int acquire_checks_needed(const str
  * lock_before_blocking()'s, out of line. `how` is evaluated only when
  * something is held, `hit_also_if` only after a hit (the condition the
  * wrapper puts on the cache's answer). */
-#define ACQUIRE_FAST(ts, lock, how, class_id, hit_also_if) ({                      \
+#define ACQUIRE_FAST(ts, lock, how, class_id, hit_also_if, miss) ({                \
 	int fast_ = 1;                                                           \
 	*(class_id) = 0;                                                         \
+	(miss)->key = 0;                                                         \
+	(miss)->epoch = 0;                                                       \
 	if (unlikely(((ts)->next_subclass | (unsigned)(ts)->foreign_pending |    \
 		      (unsigned)lock_slow_hooks | urcu_readable_flavors |       \
 		      (unsigned)signal_usage_tracked |                          \
@@ -182,9 +199,7 @@ static inline __attribute__((always_inline)) int acquire_checks_needed(const str
 			!((ts)->next_subclass | (unsigned)(ts)->foreign_pending | \
 			  (unsigned)lock_slow_hooks | (unsigned)signal_usage_tracked); \
 	else if (unlikely((ts)->nr_locks | (ts)->nr_readers)) {                  \
-		uint64_t key_;                                                   \
-		uint32_t epoch_;                                                 \
-		fast_ = acquire_cache_hit(ts, lock, how, 0, class_id, &key_, &epoch_) && \
+		fast_ = acquire_cache_hit(ts, lock, how, 0, class_id, &(miss)->key, &(miss)->epoch) && \
 			(hit_also_if);                                           \
 	}                                                                        \
 	fast_;                                                                   \
@@ -244,6 +259,19 @@ static inline __attribute__((always_inline)) uint32_t lock_before_blocking(struc
 		return class_id;
 	}
 	return lock_before_blocking_slow(ts, lock, kind, ip, relock_blocks, implicit, key, epoch);
+}
+
+static inline __attribute__((always_inline)) uint32_t lock_before_blocking_after(struct thread_state *ts,
+										 const void *lock, enum held_kind kind,
+										 uintptr_t ip, int relock_blocks,
+										 const struct acquire_miss *miss)
+{
+	/* ACQUIRE_FAST() probed the cache for this acquisition and missed,
+	 * with nothing unusual going on: straight to the checks. */
+	if (miss->key && !(ts->next_subclass | ts->foreign_pending | signal_usage_tracked | lock_slow_hooks |
+			   urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1)))
+		return lock_before_blocking_slow(ts, lock, kind, ip, relock_blocks, 0, miss->key, miss->epoch);
+	return lock_before_blocking(ts, lock, kind, ip, relock_blocks);
 }
 
 static inline void lock_acquired(struct thread_state *ts, const void *lock, enum held_kind kind,
