@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define INSTANCE_PAIR_SLOTS_PER_BUCKET 8              /* one cache line */
-#define INSTANCE_PAIR_BUCKETS (1u << 15)              /* power of two: 2^18 pairs, 2 MiB */
+#define INSTANCE_PAIR_BUCKETS (1u << 13)              /* power of two: 2^16 pairs, 512 KiB */
 
 extern uint64_t instance_pair_table[INSTANCE_PAIR_BUCKETS][INSTANCE_PAIR_SLOTS_PER_BUCKET];
 
@@ -35,7 +35,7 @@ static inline uint32_t instance_pair_bucket(const void *a, const void *b)
  * results the key needs, so the misses overlap. */
 static inline void instance_pairs_prefetch(const void *a, const void *b)
 {
-	__builtin_prefetch(instance_pair_table[instance_pair_bucket(a, b)], 1);
+	__builtin_prefetch(instance_pair_table[instance_pair_bucket(a, b)], 0);
 }
 
 /* Records "`held` (instance generation gen_held) was held while `lock`

@@ -272,12 +272,9 @@ uint32_t lock_class_of(const void *lock, uintptr_t ip)
 	return lock_class_and_generation(lock, ip, &generation);
 }
 
-uint32_t lock_class_and_generation(const void *lock, uintptr_t ip, uint32_t *generation)
+uint32_t lock_class_first_seen(const void *lock, uintptr_t ip)
 {
 	uint32_t id;
-	*generation = 0;
-	if (lock_instance_get(lock, &id, generation))
-		return id == LOCK_CLASS_UNTRACKED ? 0 : id;
 	/* Never initialized by a call (or destroyed or freed since). */
 	if (is_static_storage(lock))
 		id = static_class(lock);
@@ -293,15 +290,8 @@ uint32_t lock_class_and_generation(const void *lock, uintptr_t ip, uint32_t *gen
 
 uint32_t held_class_lookup(struct held_lock *h)
 {
-	uint32_t generation;
-	return held_class_and_generation(h, &generation);
-}
-
-uint32_t held_class_and_generation(struct held_lock *h, uint32_t *generation)
-{
-	*generation = 0;
 	if (!h->class_id && h->kind != HELD_NONE && h->kind != HELD_RCU_READ)
-		h->class_id = lock_class_and_generation(h->lock, h->acquire_ip, generation);
+		h->class_id = lock_class_of(h->lock, h->acquire_ip);
 	return h->class_id;
 }
 

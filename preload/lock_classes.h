@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "lock_instances.h"
 
 #define MAX_LOCK_CLASSES 65536         /* class ids are 1..MAX_LOCK_CLASSES-1 */
 #define MAX_LOCK_SUBCLASSES 8          /* nesting annotations, as in the kernel */
@@ -66,8 +67,17 @@ uint32_t lock_class_for_key(uintptr_t key, enum class_key_kind kind, unsigned su
  * call). 0 when the validator does not follow the lock. */
 uint32_t lock_class_of(const void *lock, uintptr_t ip);
 /* The same, with the instance generation the class was found with (0 when
- * the class was created now: look it up if needed). */
-uint32_t lock_class_and_generation(const void *lock, uintptr_t ip, uint32_t *generation);
+ * the class was created now: look it up if needed). Inline when the lock
+ * has its instance already (the out-of-line part makes one). */
+uint32_t lock_class_first_seen(const void *lock, uintptr_t ip);
+static inline uint32_t lock_class_and_generation(const void *lock, uintptr_t ip, uint32_t *generation)
+{
+	uint32_t id;
+	if (__builtin_expect(lock_instance_get(lock, &id, generation), 1))
+		return id == LOCK_CLASS_UNTRACKED ? 0 : id;
+	*generation = 0;
+	return lock_class_first_seen(lock, ip);
+}
 /* The class of `lock` if it has one already; never creates one. */
 uint32_t lock_class_peek(const void *lock);
 /* The instance generation of `lock`, 0 if unknown: a new one at each init,
@@ -108,7 +118,5 @@ void lock_classes_fork_child(struct thread_state *self);
 struct held_lock;
 /* The class of a held entry, looked up now and cached in the entry. */
 uint32_t held_class_lookup(struct held_lock *h);
-/* The same, with the generation when it was looked up now (else 0). */
-uint32_t held_class_and_generation(struct held_lock *h, uint32_t *generation);
 
 #endif

@@ -133,8 +133,9 @@ static inline int lock_graph_acquire_instance(struct thread_state *ts, const voi
 		struct held_lock *h = &ts->held[i];
 		if (h->kind == HELD_NONE)
 			continue;
-		uint32_t held_gen = 0;
-		uint32_t held_id = h->class_id ? h->class_id : held_class_and_generation(h, &held_gen);
+		uint32_t held_gen = 0, held_id = h->class_id;
+		if (!held_id && h->kind != HELD_RCU_READ)   /* looked up the first time it is needed */
+			held_id = h->class_id = lock_class_and_generation(h->lock, h->acquire_ip, &held_gen);
 		key = chain_mix(key, (uint64_t)held_id << 2 | (uint64_t)held_read_recursive(h) << 1 |
 				     (uint64_t)held_is_trylock(h));
 		if (held_id == class_id && h->lock != lock && !same_class++) {

@@ -11,22 +11,10 @@
 #include "tracer_arena.h"
 #include "tracer_lock.h"
 
-#define EMPTY_KEY 0
-#define TOMBSTONE_KEY 1   /* no lock lives at address 1 */
-
-struct instance_slot {
-	uintptr_t key;          /* the lock's address, EMPTY_KEY or TOMBSTONE_KEY */
-	uint64_t value;         /* class id | generation << 32 */
-};
-
-struct instance_table {
-	size_t mask;            /* slots - 1 */
-	size_t used;            /* slots that are not EMPTY (live and tombstones) */
-	size_t live;
-	struct instance_slot slots[];
-};
-
-static struct instance_table *table;    /* published with release stores */
+#define EMPTY_KEY INSTANCE_EMPTY_KEY
+#define TOMBSTONE_KEY INSTANCE_TOMBSTONE_KEY
+#define table lock_instance_table
+struct instance_table *lock_instance_table;
 struct lock_instances_head lock_instances_head = {
 	TRACER_LOCK_INITIALIZER(TRACER_LOCK_INSTANCES, "lock instances"), 0
 };
@@ -178,8 +166,7 @@ int lock_instances_maybe_in(uintptr_t lo, uintptr_t hi)
 
 static size_t slot_hash(uintptr_t key)
 {
-	uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h ^ (h >> 29));
+	return lock_instance_slot_hash(key);
 }
 
 static struct instance_table *table_new(size_t slots)
@@ -254,28 +241,6 @@ void lock_instances_prefetch(const void *a, const void *b)
 	__builtin_prefetch(&t->slots[slot_hash((uintptr_t)a) & t->mask]);
 	if (b)
 		__builtin_prefetch(&t->slots[slot_hash((uintptr_t)b) & t->mask]);
-}
-
-int lock_instance_get(const void *lock, uint32_t *class_id, uint32_t *generation)
-{
-	const struct instance_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
-	if (!t)
-		return 0;
-	uintptr_t key = (uintptr_t)lock;
-	for (size_t i = slot_hash(key), n = 0; n <= t->mask; i++, n++) {
-		const struct instance_slot *s = &t->slots[i & t->mask];
-		uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
-		if (k == key) {
-			uint64_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
-			*class_id = (uint32_t)v;
-			if (generation)
-				*generation = (uint32_t)(v >> 32);
-			return 1;
-		}
-		if (k == EMPTY_KEY)
-			return 0;
-	}
-	return 0;
 }
 
 static uint64_t new_value(uint32_t class_id)

@@ -41,9 +41,56 @@ extern struct lock_instances_head lock_instances_head;
 #define lock_instance_epoch (lock_instances_head.epoch)
 void lock_instance_epoch_advance(void);
 
+/* The map itself, here so that the lookup is inline: every nested
+ * acquisition the acquisition cache cannot answer makes two. */
+#define INSTANCE_EMPTY_KEY 0
+#define INSTANCE_TOMBSTONE_KEY 1   /* no lock lives at address 1 */
+
+struct instance_slot {
+	uintptr_t key;          /* the lock's address, EMPTY_KEY or TOMBSTONE_KEY */
+	uint64_t value;         /* class id | generation << 32 */
+};
+
+struct instance_table {
+	size_t mask;            /* slots - 1 */
+	size_t used;            /* slots that are not EMPTY (live and tombstones) */
+	size_t live;
+	struct instance_slot slots[];
+};
+
+/* Published with release stores; a replaced table is kept, never unmapped
+ * (a reader may still be probing it). */
+extern struct instance_table *lock_instance_table;
+
+static inline size_t lock_instance_slot_hash(uintptr_t key)
+{
+	uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
 /* The class and generation of the instance at `lock`. Returns 0 when the
  * address holds no known instance. Lock-free. */
-int lock_instance_get(const void *lock, uint32_t *class_id, uint32_t *generation);
+static inline int lock_instance_get(const void *lock, uint32_t *class_id, uint32_t *generation)
+{
+	const struct instance_table *t = __atomic_load_n(&lock_instance_table, __ATOMIC_ACQUIRE);
+	if (!t)
+		return 0;
+	uintptr_t key = (uintptr_t)lock;
+	for (size_t i = lock_instance_slot_hash(key), n = 0; n <= t->mask; i++, n++) {
+		const struct instance_slot *s = &t->slots[i & t->mask];
+		uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+		if (k == key) {
+			uint64_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+			*class_id = (uint32_t)v;
+			if (generation)
+				*generation = (uint32_t)(v >> 32);
+			return 1;
+		}
+		if (k == INSTANCE_EMPTY_KEY)
+			return 0;
+	}
+	return 0;
+}
 
 /* Starts loading the slots of `a` and `b` (may be NULL): an acquisition
  * that will look both up has them miss the caches at once, not in turn. */
