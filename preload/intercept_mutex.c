@@ -82,8 +82,22 @@ static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uint
 	int relock_blocks = mutex_relock_would_block(m);
 	if (!relock_blocks)
 		miss.key = 0;   /* probed as a mutex that blocks when relocked */
-	uint32_t class_id = lock_before_blocking_after(ts, m, HELD_MUTEX, ip, relock_blocks, &miss);
 	int ret;
+	if (likely(lock_slow_paths && !lock_slow_hooks)) {
+		/* Tried first: a lock taken at once cannot hang, so the checks
+		 * may follow the real call (the held entries are still those
+		 * before it, and a report says the same), and the lock's own
+		 * miss overlaps the lookups prefetched above. Taken or not, the
+		 * checks come before the entry is pushed or the thread waits. */
+		ret = REAL(pthread_mutex_trylock)(m);
+		uint32_t class_id = lock_before_blocking_after(ts, m, HELD_MUTEX, ip, relock_blocks, &miss);
+		if (unlikely(ret == EBUSY))
+			return mutex_lock_contended(m, ip, class_id);
+		if (likely(mutex_taken(ret)))
+			lock_acquired(ts, m, HELD_MUTEX, ip, class_id, 0);
+		return ret;
+	}
+	uint32_t class_id = lock_before_blocking_after(ts, m, HELD_MUTEX, ip, relock_blocks, &miss);
 	if (likely(lock_slow_paths)) {
 		ret = REAL(pthread_mutex_trylock)(m);
 		if (unlikely(ret == EBUSY))
