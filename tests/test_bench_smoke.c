@@ -78,7 +78,7 @@ Test(bench_smoke, rcu_read_heavy)
 Test(bench_smoke, many_locks)
 {
 	const char *const args[] = { "2000", "5000", NULL };
-	const struct phase phases[] = { { "create", 5000 }, { "lock", 4000 }, { NULL, 0 } };
+	const struct phase phases[] = { { "create", 5000 }, { "lock-2k", 4000 }, { "lock", 4000 }, { NULL, 0 } };
 	smoke("many_locks", args, phases);
 }
 

@@ -59,6 +59,7 @@ ROWS=(
 	"lock_heavy          lock    1.25  iteration: lock A, lock B, unlock B, unlock A"
 	"rcu_read_heavy      read    1.35  read side: read_lock, rcu_dereference, read_unlock"
 	"many_locks          create  -     malloc + pthread_mutex_init of one of 200,000 locks"
+	"many_locks          lock-2k -     the same pair, among the first 2,000 locks (all there are then)"
 	"many_locks          lock    1.50  address-ordered pair: lock lo, lock hi, unlock both"
 	"rwlock_read_mostly  read    1.30  read side: rdlock, unlock (1 in 64 with a mutex inside)"
 	"free_cost           nolock  1.10  malloc + free of 16-256 bytes, no lock in the heap"
@@ -229,6 +230,21 @@ for row in "${ROWS[@]}"; do
 	printf '%s\n' "$line"
 	[ "${line##* }" != MISSED ] || failed+=("$w $p: ratio $(awk '{ print $5 }' <<<"$line") > ${target}x")
 done
+# Scale: what a lock op costs among 200,000 live locks against among 2,000
+# (many_locks's two lock phases), preloaded and plain; the tracer's tables
+# must not make it more than twice.
+SCALE_TARGET=2.00
+if [[ " ${workloads[*]} " == *" many_locks "* ]]; then
+	# shellcheck disable=SC2046,SC2086
+	line=$(LC_ALL=C awk -v pre="$(median $(pair_ratios "${secs[many_locks lock-2k preloaded]}" "${secs[many_locks lock preloaded]}"))" \
+		-v plain="$(median $(pair_ratios "${secs[many_locks lock-2k plain]}" "${secs[many_locks lock plain]}"))" \
+		-v t="$SCALE_TARGET" 'BEGIN {
+		r = sprintf("%.2f", pre)
+		printf "many_locks scale: a pair among 200,000 live locks costs %sx one among 2,000 preloaded (target %sx: %s), %.2fx plain\n",
+			r, t, (r + 0 <= t + 0) ? "ok" : "MISSED", plain }')
+	printf '%s\n' "$line"
+	[ "${line##*MISSED*}" ] || failed+=("many_locks scale: over ${SCALE_TARGET}x")
+fi
 if [ "$verbose" = 1 ]; then
 	printf '\nops (see each workload'"'"'s header):\n'
 	for row in "${ROWS[@]}"; do
