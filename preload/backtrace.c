@@ -1,4 +1,6 @@
-/* Stack capture with glibc's backtrace(), i.e. libgcc's DWARF unwinder:
+/* Stack capture: the tracer's own unwinder (cfi_unwind.c: .eh_frame rules
+ * cached per return address), and where it cannot go on, glibc's
+ * backtrace(), i.e. libgcc's DWARF unwinder:
  * after its one-time load it allocates nothing, takes no lock (it finds
  * unwind tables with _dl_find_object), keeps no descriptor and has no
  * thread-local storage, unlike libunwind 1.6 (a pipe on fds 3 and 4 for
@@ -8,6 +10,8 @@
 #include <dlfcn.h>
 #include <link.h>
 #include "backtrace.h"
+#include "cfi_unwind.h"
+#include "options.h"
 #include "thread_state.h"
 
 typedef int (*backtrace_fn)(void **buffer, int size);
@@ -132,7 +136,9 @@ size_t backtrace_capture(uintptr_t *frames, size_t max)
 		return 0;
 	}
 	tracer_enter(ts);
-	size_t out = unwind_backtrace && unwind_get_ip ? walk_stack(frames, max) : walk_with_glibc(frames, max);
+	long fast = tracer_options.fast_unwind ? cfi_unwind_capture(frames, max, tracer_text_lo, tracer_text_hi) : -1;
+	size_t out = fast >= 0 ? (size_t)fast
+		   : unwind_backtrace && unwind_get_ip ? walk_stack(frames, max) : walk_with_glibc(frames, max);
 	tracer_leave(ts);
 	return out;
 }

@@ -20,6 +20,7 @@
 #include "report.h"
 #include "symbolize.h"
 #include "next_symbol.h"
+#include "cfi_unwind.h"
 #include "check_rcu_free.h"
 
 /* The loader calls free(), realloc() and munmap() itself, also from inside
@@ -227,6 +228,7 @@ int dlclose(void *handle)
 	for (int i = 0; i < span.nr; i++) {
 		lock_instances_forget_range(span.lo[i], span.hi[i]);
 		lock_classes_forget_range(span.lo[i], span.hi[i]);
+		cfi_unwind_forget_range(span.lo[i], span.hi[i]);
 		struct range_arg r = { span.lo[i], span.hi[i] };
 		symbolizer_run(ts, forget_symbols, &r);
 	}
