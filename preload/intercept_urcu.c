@@ -297,14 +297,17 @@ static __attribute__((noinline)) void *dereference_slow(void *p, uintptr_t ip, d
 	return real(p);
 }
 
+/* The fast path records the pointer and returns it: liburcu's own
+ * rcu_dereference_sym() is `return p` on x86-64 (a load of its argument;
+ * _rcu_dereference()'s read barrier is empty there), so the real one is
+ * called only from the slow path. */
 #define DEREFERENCE_WRAPPER(real_ptr, resolve) do {                               \
 	struct thread_state *ts_ = thread_state();                               \
-	deref_fn real_ = __atomic_load_n(&(real_ptr), __ATOMIC_RELAXED);         \
-	if (likely(real_ != NULL) && likely(!(ts_->in_tracer | ts_->in_urcu)) && \
+	if (likely(!(ts_->in_tracer | ts_->in_urcu)) &&                          \
 	    likely(ts_->nr_readers && !ts_->nr_locks && p) &&                    \
 	    likely(rcu_deref_record_fast(ts_, p, CALLER_IP())))                  \
-		return real_(p);                                                 \
-	return dereference_slow(p, CALLER_IP(), real_, resolve);                 \
+		return p;                                                        \
+	return dereference_slow(p, CALLER_IP(), __atomic_load_n(&(real_ptr), __ATOMIC_RELAXED), resolve); \
 } while (0)
 
 void *rcu_dereference_sym(void *p)
