@@ -97,6 +97,21 @@ Test(hangs, deadlock_on_stack_locks_gives_hung_task_reports_naming_both, .timeou
 	run_free(&r);
 }
 
+/* A reader blocked on an rwlock a writer keeps: the hung-task report names
+ * the rwlock, its writer and the reader's rdlock, and the program goes on. */
+Test(hangs, reader_blocked_by_a_writer_gives_the_hung_task_report, .timeout = 30)
+{
+	struct run r = run_hangs("memb", "rwlock-writer-keeps-it", "4", "hung_task_timeout=2", 20);
+	cr_expect_eq(r.exit_code, 66, "%s", r.err);
+	cr_expect(strstr(r.out, "done\n"), "the program finished: %s", r.out);
+	cr_expect_eq(count_of(r.err, "INFO: task blocked_reader:"), 1, "%s", r.err);
+	cr_expect(strstr(r.err, " blocked for more than 2 seconds.\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "(table_lock)"), "names the rwlock: %s", r.err);
+	cr_expect(strstr(r.err, "keeping_writer/"), "names the writer: %s", r.err);
+	cr_expect(strstr(r.err, "Comm: blocked_reader\nCall Trace:\n blocked_reader+"), "the reader's stack: %s", r.err);
+	run_free(&r);
+}
+
 /* A condition variable waited on longer than both timeouts, a mutex held
  * by another thread for a second: correct programs, not a word. */
 Test(hangs, long_condition_wait_and_short_lock_wait_are_quiet, .timeout = 30)

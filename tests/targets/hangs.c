@@ -92,6 +92,49 @@ SCENARIO stack_locks_deadlock(void)
 		pthread_join(t[i], NULL);
 }
 
+/* A writer takes the table's rwlock and keeps it for hold_seconds; a
+ * reader blocks in pthread_rwlock_rdlock() meanwhile (the tracer takes a
+ * read lock of a rwlock in its read phase with the real rdlock, and must
+ * still see this one wait). */
+static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
+static int writer_in[2];
+
+static void *keeping_writer(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "keeping_writer", 0, 0, 0);
+	pthread_rwlock_wrlock(&table_lock);
+	if (write(writer_in[1], "x", 1) != 1)
+		abort();
+	sleep_fully(hold_seconds);
+	pthread_rwlock_unlock(&table_lock);
+	return NULL;
+}
+
+static void *blocked_reader(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "blocked_reader", 0, 0, 0);
+	pthread_rwlock_rdlock(&table_lock);
+	pthread_rwlock_unlock(&table_lock);
+	return NULL;
+}
+
+SCENARIO rwlock_writer_keeps_it(void)
+{
+	char c;
+	pthread_t w, r;
+	if (pipe(writer_in) != 0)
+		abort();
+	pthread_create(&w, NULL, keeping_writer, NULL);
+	if (read(writer_in[0], &c, 1) != 1)
+		abort();
+	pthread_create(&r, NULL, blocked_reader, NULL);
+	pthread_join(r, NULL);
+	pthread_join(w, NULL);
+	printf("done\n");
+}
+
 /* A condition variable waited on for hold_seconds, and a mutex another
  * thread holds for less than the timeout: correct, and quiet. */
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -177,6 +220,7 @@ int main(int argc, char **argv)
 	if (argc > 2)
 		hold_seconds = atoi(argv[2]);
 	static const struct scenario scenarios[] = {
+		{ "rwlock-writer-keeps-it", rwlock_writer_keeps_it },
 		{ "reader-stalls-grace-period", reader_stalls_grace_period },
 		{ "stack-locks-deadlock", stack_locks_deadlock },
 		{ "long-condition-wait", long_condition_wait },
