@@ -5,6 +5,10 @@
 #include "cfi_unwind.h"
 #include "byte_reader.h"
 
+/* glibc 2.35's; weak, so that on an older glibc the preload still loads and
+ * every capture goes to libgcc. */
+extern int _dl_find_object(void *address, struct dl_find_object *result) __attribute__((weak));
+
 /* DWARF register numbers of x86-64 (the psABI's table). */
 #define REG_RBP 6
 #define REG_RSP 7
@@ -476,7 +480,7 @@ static struct cfi_rule compute_rule(uintptr_t pc)
 {
 	struct cfi_rule bad = { 0, 0, 0, 0 };
 	struct dl_find_object obj;
-	if (_dl_find_object((void *)(pc - 1), &obj) != 0 || !obj.dlfo_eh_frame)
+	if (!_dl_find_object || _dl_find_object((void *)(pc - 1), &obj) != 0 || !obj.dlfo_eh_frame)
 		return bad;
 	const unsigned char *limit = obj.dlfo_map_end;
 	const unsigned char *hdr = obj.dlfo_eh_frame;
