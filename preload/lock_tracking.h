@@ -184,7 +184,9 @@ struct acquire_miss {
  * acquisition cache may answer right here; anything else is
  * lock_before_blocking()'s, out of line. `how` is evaluated only when
  * something is held, `hit_also_if` only after a hit (the condition the
- * wrapper puts on the cache's answer). */
+ * wrapper puts on the cache's answer). `miss` receives the probe's key and
+ * epoch (key 0 when the cache was not asked), for the checked path
+ * (lock_before_blocking_after()). */
 #define ACQUIRE_FAST(ts, lock, how, class_id, hit_also_if, miss) ({                \
 	int fast_ = 1;                                                           \
 	*(class_id) = 0;                                                         \
