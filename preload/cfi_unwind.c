@@ -208,6 +208,7 @@ struct cie_info {
 	int64_t data_align;
 	uint8_t fde_enc;
 	int has_aug_data;
+	int signal_frame;         /* 'S': the kernel's signal return trampoline */
 	const unsigned char *insns, *insns_end;
 };
 
@@ -231,6 +232,7 @@ static int parse_cie(const unsigned char *cie, const unsigned char *limit, struc
 	if (ra_reg != REG_RA)
 		return 0;
 	ci->fde_enc = PE_ABSPTR;
+	ci->signal_frame = 0;
 	ci->has_aug_data = aug[0] == 'z';
 	if (ci->has_aug_data) {
 		uint64_t aug_len = read_uleb128(&r);
@@ -243,8 +245,10 @@ static int parse_cie(const unsigned char *cie, const unsigned char *limit, struc
 			} else if (*c == 'P') {
 				uint8_t penc = read_u8(&r);
 				read_encoded(&r, penc & ~PE_INDIRECT, 0);
+			} else if (*c == 'S') {
+				ci->signal_frame = 1;
 			} else {
-				return 0;   /* 'S' (signal frame) and anything unknown */
+				return 0;   /* anything unknown */
 			}
 		}
 		if (r.failed || aug_end > end)
@@ -474,48 +478,69 @@ static int run_cfa(const unsigned char *insns, const unsigned char *end, const s
 	return !r.failed;
 }
 
-/* Works out the rule of return address pc (lookups at pc - 1: a call may
- * be the last instruction of its function). */
-static struct cfi_rule compute_rule(uintptr_t pc)
+/* The FDE covering return address pc (looked up at pc - 1: a call may be
+ * the last instruction of its function), its CIE's information, its
+ * start, and a reader at its instructions. 0 when there is none or it
+ * cannot be read. */
+struct fde_info {
+	struct cie_info ci;
+	uintptr_t start;
+	struct byte_reader insns;
+};
+
+static int find_frame_info(uintptr_t pc, struct fde_info *f)
 {
-	struct cfi_rule bad = { 0, 0, 0, 0 };
 	struct dl_find_object obj;
 	if (!_dl_find_object || _dl_find_object((void *)(pc - 1), &obj) != 0 || !obj.dlfo_eh_frame)
-		return bad;
+		return 0;
 	const unsigned char *limit = obj.dlfo_map_end;
 	const unsigned char *hdr = obj.dlfo_eh_frame;
 	if (hdr >= limit)
-		return bad;
+		return 0;
 	const unsigned char *fde = find_fde(hdr, limit, pc - 1);
 	if (!fde || fde < (const unsigned char *)obj.dlfo_map_start || fde >= limit)
-		return bad;
+		return 0;
 	struct byte_reader r = byte_reader_init(fde, (size_t)(limit - fde));
 	uint32_t length = read_u32(&r);
 	if (r.failed || length == 0 || length == 0xffffffffu || byte_reader_left(&r) < length)
-		return bad;
-	const unsigned char *end = r.at + length;
-	r.end = end;
+		return 0;
+	r.end = r.at + length;
 	const unsigned char *cie_ptr_at = r.at;
 	uint32_t cie_offset = read_u32(&r);
 	if (r.failed || cie_offset == 0)
-		return bad;
+		return 0;
 	const unsigned char *cie = cie_ptr_at - cie_offset;
-	struct cie_info ci;
-	if (cie < (const unsigned char *)obj.dlfo_map_start || !parse_cie(cie, limit, &ci))
-		return bad;
-	uintptr_t start = read_encoded(&r, ci.fde_enc, 0);
-	uintptr_t range = read_encoded(&r, ci.fde_enc & PE_FORMAT, 0);
-	if (r.failed || pc - 1 < start || pc - 1 >= start + range)
-		return bad;
-	if (ci.has_aug_data)
+	if (cie < (const unsigned char *)obj.dlfo_map_start || !parse_cie(cie, limit, &f->ci))
+		return 0;
+	f->start = read_encoded(&r, f->ci.fde_enc, 0);
+	uintptr_t range = read_encoded(&r, f->ci.fde_enc & PE_FORMAT, 0);
+	if (r.failed || pc - 1 < f->start || pc - 1 >= f->start + range)
+		return 0;
+	if (f->ci.has_aug_data)
 		skip_bytes(&r, read_uleb128(&r));
-	if (r.failed)
-		return bad;
+	f->insns = r;
+	return !r.failed;
+}
+
+int cfi_unwind_is_signal_frame(uintptr_t pc)
+{
+	struct fde_info f;
+	return pc && find_frame_info(pc, &f) && f.ci.signal_frame;
+}
+
+/* Works out the rule of return address pc. */
+static struct cfi_rule compute_rule(uintptr_t pc)
+{
+	struct cfi_rule bad = { 0, 0, 0, 0 };
+	struct fde_info f;
+	if (!find_frame_info(pc, &f) || f.ci.signal_frame)
+		return bad;   /* a signal frame restores every register: libgcc's */
+	struct cie_info ci = f.ci;
 	struct cfa_state initial = { REG_RSP, 0, 8, HOW_SAME, HOW_UNDEFINED, 0, 0 };
 	if (!run_cfa(ci.insns, ci.insns_end, &ci, 0, UINTPTR_MAX, &initial, NULL))
 		return bad;
 	struct cfa_state st = initial;
-	if (!run_cfa(r.at, end, &ci, start, pc - 1, &st, &initial))
+	if (!run_cfa(f.insns.at, f.insns.end, &ci, f.start, pc - 1, &st, &initial))
 		return bad;
 	if ((st.cfa_reg != REG_RSP && st.cfa_reg != REG_RBP) || st.cfa_offset < INT32_MIN ||
 	    st.cfa_offset > INT32_MAX || (st.cfa_offset < 0 && !st.cfa_deref) || st.rbp_how == HOW_UNDEFINED)

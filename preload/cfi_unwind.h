@@ -26,6 +26,11 @@
  * these rules. */
 long cfi_unwind_capture(uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi);
 
+/* Whether return address pc is the kernel's signal return trampoline
+ * (glibc's __restore_rt, its CIE marked 'S'): where a signal handler was
+ * called. Reports print it as gdb does. */
+int cfi_unwind_is_signal_frame(uintptr_t pc);
+
 /* Forgets the rules of return addresses in [lo, hi): code unloaded
  * (dlclose()), whose addresses a later object may reuse. */
 void cfi_unwind_forget_range(uintptr_t lo, uintptr_t hi);

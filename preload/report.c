@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "report.h"
+#include "cfi_unwind.h"
 #include "backtrace.h"
 #include "lock_classes.h"
 #include "log_output.h"
@@ -308,6 +309,12 @@ static void report_rule(char c, size_t len)
 void report_symbolized_ip(uintptr_t ip)
 {
 	remember_pc(ip);
+	/* The kernel's signal return trampoline (glibc's __restore_rt, often
+	 * without a symbol): named as gdb names it. */
+	if (cfi_unwind_is_signal_frame(ip)) {
+		report_printf("<signal handler called>");
+		return;
+	}
 	char where[512];
 	if (tracer_options.symbolize)
 		symbolize_code(ip, where, sizeof(where));

@@ -81,6 +81,9 @@ Test(signals, lock_in_handler_after_use_with_the_signal_deliverable)
 		  "%s", r.err);
 	cr_expect(names_site(&r, 1, "\n"), "%s\n%s", r.out, r.err);
 	cr_expect(strstr(r.err, scenario_table), "%s", r.err);
+	/* the handler's stack: where the signal came, named as gdb does */
+	cr_expect(strstr(r.err, "Call Trace:\n alarm_takes_table_lock+"), "%s", r.err);
+	cr_expect(strstr(r.err, "\n <signal handler called>\n __pthread_kill_implementation+"), "%s", r.err);
 	run_free(&r);
 }
 
@@ -93,6 +96,8 @@ Test(signals, lock_with_the_signal_deliverable_after_use_in_handler)
 	cr_expect(strstr(r.err, " (table_lock){mutex}, at: bug_unblocked_use_after_handler+"), "%s", r.err);
 	cr_expect(names_site(&r, 2, "\n{IN-SIGNAL-W} state was registered at:\n  alarm_takes_table_lock+"),
 		  "%s\n%s", r.out, r.err);
+	cr_expect(strstr(r.err, "\n  <signal handler called>\n  __pthread_kill_implementation+"),
+		  "the usage's stack goes through the signal: %s", r.err);
 	cr_expect(names_site(&r, 1, "\n"), "handler's site: %s\n%s", r.out, r.err);
 	cr_expect(strstr(r.err, scenario_table), "%s", r.err);
 	run_free(&r);
