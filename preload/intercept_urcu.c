@@ -8,6 +8,8 @@
 #include "real_functions.h"
 #include "signal_state.h"
 
+#include "urcu_memb_inline.h"
+
 /* ---- generic operations ----------------------------------------------- */
 
 static inline __attribute__((always_inline)) void urcu_read_lock(enum rcu_flavor f, void (*real)(void), uintptr_t ip)
@@ -19,7 +21,10 @@ static inline __attribute__((always_inline)) void urcu_read_lock(enum rcu_flavor
 	}
 	if (unlikely(!urcu_registered_reader(ts, f)))
 		check_unregistered_reader(ts, f, urcu_program_site(ip), "rcu_read_lock()");
-	real();
+	if (f == FLAVOR_memb && likely(urcu_memb_inline_ready()))
+		urcu_memb_inline_read_lock();
+	else
+		real();
 	rcu_read_acquired(ts, f, f, NULL, ip);
 }
 
@@ -49,6 +54,10 @@ static __attribute__((noinline)) void urcu_read_unlock_slow(enum rcu_flavor f, u
 	urcu_void_fn real_ = __atomic_load_n(&(real_ptr), __ATOMIC_RELAXED);     \
 	if (likely(real_ != NULL) && likely(urcu_call_is_ours(ts_) && !tracer_options.perturb) && \
 	    likely(rcu_read_release_innermost(ts_, f))) {                        \
+		if ((f) == FLAVOR_memb && likely(urcu_memb_inline_ready())) {   \
+			urcu_memb_inline_read_unlock();                          \
+			return;                                                  \
+		}                                                                \
 		real_();                                                         \
 		return;                                                          \
 	}                                                                        \

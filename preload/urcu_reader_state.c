@@ -7,9 +7,13 @@
 #include <stddef.h>
 #include <urcu/static/urcu-common.h>
 #include "urcu_reader_state.h"
+#include "urcu_memb_inline.h"
+#include "options.h"
 #include "thread_state.h"
 
 unsigned urcu_readable_flavors;
+struct urcu_gp *urcu_memb_inline_gp;
+int *urcu_memb_inline_membarrier;
 intptr_t urcu_reader_tp_offset[NR_URCU_FLAVORS];
 
 /* The static TLS block is small: modules loaded at start plus glibc's
@@ -35,6 +39,15 @@ void urcu_reader_state_init(void)
 			continue;
 		urcu_reader_tp_offset[f] = offset;
 		urcu_readable_flavors |= 1u << f;
+	}
+	/* urcu_memb_inline.h: the memb read side done by the wrappers */
+	if ((urcu_readable_flavors & (1u << FLAVOR_memb)) && tracer_options.inline_read_side) {
+		int *flag = dlsym(RTLD_DEFAULT, "urcu_memb_has_sys_membarrier");
+		struct urcu_gp *gp = dlsym(RTLD_DEFAULT, "urcu_memb_gp");
+		if (flag && gp) {
+			urcu_memb_inline_membarrier = flag;
+			__atomic_store_n(&urcu_memb_inline_gp, gp, __ATOMIC_RELEASE);
+		}
 	}
 	dlerror();
 	tracer_leave(ts);
