@@ -8,7 +8,7 @@
 #include "real_functions.h"
 #include "signal_state.h"
 
-#include "urcu_memb_inline.h"
+#include "urcu_inline_read.h"
 
 /* ---- generic operations ----------------------------------------------- */
 
@@ -21,8 +21,8 @@ static inline __attribute__((always_inline)) void urcu_read_lock(enum rcu_flavor
 	}
 	if (unlikely(!urcu_registered_reader(ts, f)))
 		check_unregistered_reader(ts, f, urcu_program_site(ip), "rcu_read_lock()");
-	if (f == FLAVOR_memb && likely(urcu_memb_inline_ready()))
-		urcu_memb_inline_read_lock();
+	if (likely(urcu_inline_ready(f)))
+		urcu_inline_read_lock(f);
 	else
 		real();
 	rcu_read_acquired(ts, f, f, NULL, ip);
@@ -54,8 +54,8 @@ static __attribute__((noinline)) void urcu_read_unlock_slow(enum rcu_flavor f, u
 	urcu_void_fn real_ = __atomic_load_n(&(real_ptr), __ATOMIC_RELAXED);     \
 	if (likely(real_ != NULL) && likely(urcu_call_is_ours(ts_) && !tracer_options.perturb) && \
 	    likely(rcu_read_release_innermost(ts_, f))) {                        \
-		if ((f) == FLAVOR_memb && likely(urcu_memb_inline_ready())) {   \
-			urcu_memb_inline_read_unlock();                          \
+		if (likely(urcu_inline_ready(f))) {                              \
+			urcu_inline_read_unlock(f);                              \
 			return;                                                  \
 		}                                                                \
 		real_();                                                         \

@@ -14,7 +14,7 @@
 	X(max_frames, INT, 32, "frames in each stack backtrace (1-128)")              \
 	X(print_summary, INT, 1, "print one summary line at exit when anything was reported") \
 	X(symbolize, INT, 1, "name functions and file:line in backtraces (ELF/DWARF)") \
-	X(inline_read_side, INT, 1, "do liburcu-memb's read side in the wrappers as liburcu's inline headers do (0: call liburcu's exported functions)") \
+	X(inline_read_side, INT, 1, "do liburcu's memb, mb and signal read sides in the wrappers as liburcu's inline headers do (0: call liburcu's exported functions)") \
 	X(fast_unwind, INT, 1, "unwind stacks with the tracer's cached .eh_frame rules (0: libgcc's unwinder for every frame)") \
 	X(strict_registration, INT, 0, "report every read side of an unregistered thread at once, also before it registers or after it unregisters") \
 	X(suppressions, STR, "", "suppressions file: kind:pattern rules; matching reports are only counted") \

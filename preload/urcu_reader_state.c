@@ -7,13 +7,13 @@
 #include <stddef.h>
 #include <urcu/static/urcu-common.h>
 #include "urcu_reader_state.h"
-#include "urcu_memb_inline.h"
+#include "urcu_inline_read.h"
 #include "options.h"
 #include "thread_state.h"
 
 unsigned urcu_readable_flavors;
-struct urcu_gp *urcu_memb_inline_gp;
-int *urcu_memb_inline_membarrier;
+struct urcu_gp *urcu_inline_gp[NR_URCU_FLAVORS];
+int *urcu_inline_memb_membarrier;
 intptr_t urcu_reader_tp_offset[NR_URCU_FLAVORS];
 
 /* The static TLS block is small: modules loaded at start plus glibc's
@@ -40,13 +40,20 @@ void urcu_reader_state_init(void)
 		urcu_reader_tp_offset[f] = offset;
 		urcu_readable_flavors |= 1u << f;
 	}
-	/* urcu_memb_inline.h: the memb read side done by the wrappers */
-	if ((urcu_readable_flavors & (1u << FLAVOR_memb)) && tracer_options.inline_read_side) {
-		int *flag = dlsym(RTLD_DEFAULT, "urcu_memb_has_sys_membarrier");
-		struct urcu_gp *gp = dlsym(RTLD_DEFAULT, "urcu_memb_gp");
-		if (flag && gp) {
-			urcu_memb_inline_membarrier = flag;
-			__atomic_store_n(&urcu_memb_inline_gp, gp, __ATOMIC_RELEASE);
+	/* urcu_inline_read.h: the read side done by the wrappers */
+	if (tracer_options.inline_read_side) {
+		static const char *const gp_names[NR_URCU_FLAVORS] = {
+			[FLAVOR_memb] = "urcu_memb_gp", [FLAVOR_mb] = "urcu_mb_gp", [FLAVOR_signal] = "urcu_signal_gp",
+		};
+		urcu_inline_memb_membarrier = dlsym(RTLD_DEFAULT, "urcu_memb_has_sys_membarrier");
+		for (int f = 0; f < NR_URCU_FLAVORS; f++) {
+			if (!gp_names[f] || !(urcu_readable_flavors & (1u << f)))
+				continue;
+			if (f == FLAVOR_memb && !urcu_inline_memb_membarrier)
+				continue;
+			struct urcu_gp *gp = dlsym(RTLD_DEFAULT, gp_names[f]);
+			if (gp)
+				__atomic_store_n(&urcu_inline_gp[f], gp, __ATOMIC_RELEASE);
 		}
 	}
 	dlerror();

@@ -1,9 +1,9 @@
 /* Grace periods still wait for readers under the preload, whose wrappers do
- * liburcu-memb's read side themselves (preload/urcu_memb_inline.h): a
- * nested reader holds a grace period until its outermost unlock, and wakes
- * an updater that went to sleep for it; 2,000 grace periods under two
- * checking readers free no node a reader still sees. The other flavors
- * (liburcu's own read side) and memb with inline_read_side=0 alike. */
+ * the memb, mb and signal flavors' read side themselves
+ * (preload/urcu_inline_read.h): a nested reader holds a grace period until
+ * its outermost unlock, and wakes an updater that went to sleep for it;
+ * 2,000 grace periods under two checking readers free no node a reader
+ * still sees. bp (liburcu's own read side) and inline_read_side=0 alike. */
 #include <criterion/criterion.h>
 #include <string.h>
 #include "harness.h"
@@ -25,7 +25,8 @@ Test(grace_periods, a_nested_reader_holds_the_grace_period_until_its_outermost_u
 {
 	for (const char *const *f = flavors; *f; f++)
 		expect_output(*f, "grace-period-waits-for-a-nested-reader", NULL, "waited\n");
-	expect_output("memb", "grace-period-waits-for-a-nested-reader", "inline_read_side=0", "waited\n");
+	for (const char *const *f = flavors; *f; f++)
+		expect_output(*f, "grace-period-waits-for-a-nested-reader", "inline_read_side=0", "waited\n");
 }
 
 Test(grace_periods, no_reader_sees_a_node_freed_after_a_grace_period, .timeout = 240)
