@@ -21,8 +21,9 @@
  * Only for a flavor library loaded at startup (its TLS in the static block)
  * whose urcu_<flavor>_gp (and for memb urcu_memb_has_sys_membarrier) were
  * found; else, and with inline_read_side=0, liburcu's own functions are
- * called. QSBR's read side is nothing to do, bp keeps its reader behind a
- * pointer liburcu allocates: both always call liburcu's. */
+ * called. QSBR's read side is nothing to do (liburcu's functions only
+ * assert in debug builds): with inline_read_side, not called at all. bp
+ * keeps its reader behind a pointer liburcu allocates: always liburcu's. */
 #ifndef LOCKDEP_RCU_URCU_INLINE_READ_H
 #define LOCKDEP_RCU_URCU_INLINE_READ_H
 
@@ -37,9 +38,12 @@
  * grace-period state (NULL: call liburcu), and memb's sys_membarrier flag. */
 extern struct urcu_gp *urcu_inline_gp[NR_URCU_FLAVORS];
 extern int *urcu_inline_memb_membarrier;
+extern int urcu_inline_qsbr;
 
 static inline int urcu_inline_ready(enum rcu_flavor f)
 {
+	if (f == FLAVOR_qsbr)
+		return __atomic_load_n(&urcu_inline_qsbr, __ATOMIC_RELAXED);
 	return (f == FLAVOR_memb || f == FLAVOR_mb || f == FLAVOR_signal) &&
 	       __atomic_load_n(&urcu_inline_gp[f], __ATOMIC_RELAXED) != NULL;
 }
@@ -62,6 +66,8 @@ static inline void urcu_inline_mb_slave(enum rcu_flavor f)
 /* _urcu_<flavor>_read_lock() */
 static inline void urcu_inline_read_lock(enum rcu_flavor f)
 {
+	if (f == FLAVOR_qsbr)
+		return;   /* _urcu_qsbr_read_lock(): an assertion in debug builds */
 	volatile unsigned long *ctr = urcu_inline_ctr(f);
 	__asm__ volatile("" ::: "memory");
 	unsigned long tmp = *ctr;
@@ -76,6 +82,8 @@ static inline void urcu_inline_read_lock(enum rcu_flavor f)
 /* _urcu_<flavor>_read_unlock(), with urcu_common_wake_up_gp() */
 static inline void urcu_inline_read_unlock(enum rcu_flavor f)
 {
+	if (f == FLAVOR_qsbr)
+		return;   /* _urcu_qsbr_read_unlock(): the same */
 	volatile unsigned long *ctr = urcu_inline_ctr(f);
 	unsigned long tmp = *ctr;
 	if (__builtin_expect((tmp & URCU_GP_CTR_NEST_MASK) == URCU_GP_COUNT, 1)) {

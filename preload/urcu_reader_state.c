@@ -14,6 +14,7 @@
 unsigned urcu_readable_flavors;
 struct urcu_gp *urcu_inline_gp[NR_URCU_FLAVORS];
 int *urcu_inline_memb_membarrier;
+int urcu_inline_qsbr;
 intptr_t urcu_reader_tp_offset[NR_URCU_FLAVORS];
 
 /* The static TLS block is small: modules loaded at start plus glibc's
@@ -46,6 +47,7 @@ void urcu_reader_state_init(void)
 			[FLAVOR_memb] = "urcu_memb_gp", [FLAVOR_mb] = "urcu_mb_gp", [FLAVOR_signal] = "urcu_signal_gp",
 		};
 		urcu_inline_memb_membarrier = dlsym(RTLD_DEFAULT, "urcu_memb_has_sys_membarrier");
+		__atomic_store_n(&urcu_inline_qsbr, 1, __ATOMIC_RELAXED);
 		for (int f = 0; f < NR_URCU_FLAVORS; f++) {
 			if (!gp_names[f] || !(urcu_readable_flavors & (1u << f)))
 				continue;

@@ -3,7 +3,8 @@
  * (preload/urcu_inline_read.h): a nested reader holds a grace period until
  * its outermost unlock, and wakes an updater that went to sleep for it;
  * 2,000 grace periods under two checking readers free no node a reader
- * still sees. bp (liburcu's own read side) and inline_read_side=0 alike. */
+ * still sees. QSBR (whose read side the wrappers skip), bp (liburcu's own
+ * read side) and inline_read_side=0 alike. */
 #include <criterion/criterion.h>
 #include <string.h>
 #include "harness.h"
@@ -19,7 +20,7 @@ static void expect_output(const char *flavor, const char *scenario, const char *
 	run_free(&r);
 }
 
-static const char *const flavors[] = { "memb", "mb", "signal", "bp", NULL };
+static const char *const flavors[] = { "memb", "mb", "signal", "qsbr", "bp", NULL };
 
 Test(grace_periods, a_nested_reader_holds_the_grace_period_until_its_outermost_unlock, .timeout = 120)
 {
