@@ -51,7 +51,7 @@ LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header
 PLUGIN_TARGETS := $(BUILD)/targets/liburcu_plugin.so $(BUILD)/targets/plugin_host \
 	$(BUILD)/targets/libexit_witness.so $(BUILD)/targets/exit_witness_main \
 	$(BUILD)/targets/libunwind_host $(BUILD)/targets/liblock_plugin_a.so $(BUILD)/targets/liblock_plugin_b.so \
-	$(BUILD)/targets/libearly_handler.so $(BUILD)/targets/early_handler_main
+	$(BUILD)/targets/libearly_handler.so $(BUILD)/targets/early_handler_main $(BUILD)/targets/signal_cache_main
 $(BUILD)/targets/liburcu_plugin.so: tests/targets/plugins/urcu_plugin.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@ -lurcu-memb -lurcu-common
@@ -72,6 +72,10 @@ $(BUILD)/targets/libunwind_host: tests/targets/plugins/libunwind_host.c
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -Wl,--no-as-needed /usr/lib/x86_64-linux-gnu/libunwind.so.8
 $(BUILD)/targets/exit_witness_main: tests/targets/plugins/exit_witness_main.c $(BUILD)/targets/libexit_witness.so
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -lexit_witness -Wl,-rpath,'$$ORIGIN'
+# pthreads only, no liburcu: the lock wrappers' own fast path with a handler installed.
+$(BUILD)/targets/signal_cache_main: tests/targets/plugins/signal_cache_main.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) $< -o $@
 # A library whose constructor installs a signal handler before the tracer's runs.
 $(BUILD)/targets/libearly_handler.so: tests/targets/plugins/early_handler.c
 	@mkdir -p $(@D)

@@ -434,11 +434,16 @@ static __attribute__((noinline, cold)) void mark_new_usages(struct thread_state 
 static void record_signal_usage(struct thread_state *ts, const void *lock, uint32_t class_id, enum held_kind kind,
 				int read, uintptr_t ip, int may_wait)
 {
-	if (!class_id || class_id >= MAX_LOCK_CLASSES)
-		return;
 	struct signal_context *sc = signal_context();
 	if (sc->depth)
 		signal_frames_prune(sc, (uintptr_t)__builtin_frame_address(0));
+	/* Outside handlers the mask is read now if unknown (one system call
+	 * per change of it): the acquisition cache answers only in a known
+	 * signal context (signal_context_cacheable()), untracked locks too. */
+	if (!sc->depth && may_wait)
+		(void)signal_blocked_mask(sc);
+	if (!class_id || class_id >= MAX_LOCK_CLASSES)
+		return;
 	const struct class_signal_usage *u = &class_usage[class_id];
 	enum signal_usage_bit in_usage = read ? USED_IN_SIGNAL_R : USED_IN_SIGNAL_W;
 	enum signal_usage_bit on_usage = read ? SIGNAL_ON_R : SIGNAL_ON_W;

@@ -89,10 +89,11 @@ static inline int thread_holds_anything(const struct thread_state *ts)
  * rewritten under a signal handler folds in as it is: the key then matches
  * nothing the thread normally holds. */
 static inline uint64_t acquire_cache_key(const struct thread_state *ts, const void *lock, unsigned how,
-					 unsigned implicit)
+					 unsigned implicit, uint64_t deliverable)
 {
 	uint64_t key = (uintptr_t)lock ^ (uint64_t)how << 60 ^
-		       (uint64_t)(implicit | (unsigned)ts->urcu_worker << 7) << 48;
+		       (uint64_t)(implicit | (unsigned)ts->urcu_worker << 7) << 48 ^
+		       deliverable * 0xC2B2AE3D27D4EB4Full;
 	for (unsigned i = 0, n = ts->depth; i < n; i++) {
 		uint64_t word;
 		__builtin_memcpy(&word, &ts->held[i].class_id, sizeof(word));
@@ -110,14 +111,14 @@ static inline struct acquire_cache_entry *acquire_cache_slot(struct thread_state
  * and the class when it was validated before on top of the same held
  * entries and no lock instance changed since. */
 static inline __attribute__((always_inline)) int acquire_cache_hit(struct thread_state *ts, const void *lock,
-								   unsigned how, unsigned implicit,
+								   unsigned how, unsigned implicit, uint64_t deliverable,
 								   uint32_t *class_id, uint64_t *key_out,
 								   uint32_t *epoch_out)
 {
 	/* Acquire: paired with lock_instance_epoch_advance(); an epoch read
 	 * before the class lookup it vouches for. */
 	uint32_t epoch = __atomic_load_n(&lock_instance_epoch, __ATOMIC_ACQUIRE);
-	uint64_t key = acquire_cache_key(ts, lock, how, implicit);
+	uint64_t key = acquire_cache_key(ts, lock, how, implicit, deliverable);
 	const struct acquire_cache_entry *e = acquire_cache_slot(ts, key);
 	uint64_t value = e->value, check = e->check;
 	*class_id = (uint32_t)value;
@@ -178,6 +179,27 @@ struct acquire_miss {
 	uint32_t epoch;
 };
 
+/* ACQUIRE_FAST()'s unusual case (out of its common path): holding
+ * nothing and nothing unusual but a signal handler installed, or the cache
+ * in a known signal context (signal_context_cacheable(), part of the key);
+ * anything else goes the checked way. Returns 1 when the acquisition may
+ * skip the checks (holding nothing, no handler), 2 on a cache hit (the
+ * class in *class_id: the wrapper's condition on a hit applies), else 0. */
+static inline __attribute__((always_inline)) int acquire_fast_unusual(struct thread_state *ts, const void *lock,
+								      unsigned how, uint32_t *class_id,
+								      struct acquire_miss *miss)
+{
+	if ((ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks | urcu_readable_flavors |
+	     (ts->registered[FLAVOR_qsbr] == 1)) != 0)
+		return !(ts->nr_locks | ts->nr_readers) && !implicit_readers_out_of_line(ts) &&
+		       !(ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
+			 (unsigned)signal_usage_tracked);
+	uint64_t deliverable;
+	if (!signal_context_cacheable(&deliverable))
+		return 0;
+	return acquire_cache_hit(ts, lock, how, 0, deliverable, class_id, &miss->key, &miss->epoch) ? 2 : 0;
+}
+
 /* The wrappers' own test before a blocking acquisition: 1 when the checks
  * can be skipped, with the class to record (0 when nothing is held).
  * Holding locks (or exported read sides) and nothing unusual, the
@@ -196,12 +218,13 @@ struct acquire_miss {
 		      (unsigned)lock_slow_hooks | urcu_readable_flavors |       \
 		      (unsigned)signal_usage_tracked |                          \
 		      ((ts)->registered[FLAVOR_qsbr] == 1)) != 0))                \
-		fast_ = !((ts)->nr_locks | (ts)->nr_readers) &&                  \
-			!implicit_readers_out_of_line(ts) &&                     \
-			!((ts)->next_subclass | (unsigned)(ts)->foreign_pending | \
-			  (unsigned)lock_slow_hooks | (unsigned)signal_usage_tracked); \
+	{                                                                        \
+		int r_ = acquire_fast_unusual(ts, lock, how, class_id, miss);    \
+		fast_ = r_ == 1 || (r_ == 2 && (hit_also_if));                   \
+	}                                                                        \
 	else if (unlikely((ts)->nr_locks | (ts)->nr_readers)) {                  \
-		fast_ = acquire_cache_hit(ts, lock, how, 0, class_id, &(miss)->key, &(miss)->epoch) && \
+		fast_ = acquire_cache_hit(ts, lock, how, 0, 0, class_id,         \
+					  &(miss)->key, &(miss)->epoch) &&       \
 			(hit_also_if);                                           \
 	}                                                                        \
 	fast_;                                                                   \
@@ -248,14 +271,18 @@ static inline __attribute__((always_inline)) uint32_t lock_before_blocking(struc
 	unsigned implicit = unlikely(urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1))
 		? implicit_readers(ts) : 0;
 	/* signal_usage_tracked: the program installed a signal handler; every
-	 * blocking acquisition records its signal context, never from the
-	 * cache (lock_before_blocking_slow()). */
-	if (unlikely(!(ts->nr_locks | ts->nr_readers | implicit) ||
-		     (ts->next_subclass | ts->foreign_pending | signal_usage_tracked)))
+	 * blocking acquisition records its signal usage (nothing held too),
+	 * from the cache only in a known signal context, which is part of the
+	 * key (signal_context_cacheable()). */
+	uint64_t deliverable = 0;
+	if (unlikely(!(ts->nr_locks | ts->nr_readers | implicit | (unsigned)signal_usage_tracked) ||
+		     (ts->next_subclass | ts->foreign_pending) ||
+		     (signal_usage_tracked && !signal_context_cacheable(&deliverable))))
 		return lock_before_blocking_slow(ts, lock, kind, ip, relock_blocks, implicit, 0, 0);
 	uint32_t class_id, epoch;
 	uint64_t key;
-	if (likely(acquire_cache_hit(ts, lock, acquire_how(kind, relock_blocks), implicit, &class_id, &key, &epoch))) {
+	if (likely(acquire_cache_hit(ts, lock, acquire_how(kind, relock_blocks), implicit, deliverable, &class_id, &key,
+				     &epoch))) {
 		if (unlikely(implicit & ~(1u << FLAVOR_qsbr)) && !ts->in_urcu)
 			check_inline_readers(ts, ip);
 		return class_id;
@@ -270,7 +297,7 @@ static inline __attribute__((always_inline)) uint32_t lock_before_blocking_after
 {
 	/* ACQUIRE_FAST() probed the cache for this acquisition and missed,
 	 * with nothing unusual going on: straight to the checks. */
-	if (miss->key && !(ts->next_subclass | ts->foreign_pending | signal_usage_tracked | lock_slow_hooks |
+	if (miss->key && !(ts->next_subclass | ts->foreign_pending | lock_slow_hooks |
 			   urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1)))
 		return lock_before_blocking_slow(ts, lock, kind, ip, relock_blocks, 0, miss->key, miss->epoch);
 	return lock_before_blocking(ts, lock, kind, ip, relock_blocks);

@@ -65,6 +65,21 @@ static inline uint64_t signal_bit(int signo)
 	return 1ull << (signo - 1);
 }
 
+/* For the acquisition cache (lock_tracking.h), once a handler is
+ * installed: 1 and *deliverable = the handled signals this thread leaves
+ * unblocked, when that is all an acquisition's signal usage depends on (no
+ * handler running here, the mask known), so that an acquisition validated
+ * and recorded before in the same context is answered from the cache; 0
+ * when the checks must run (in a handler, or the mask to be read). */
+static inline int signal_context_cacheable(uint64_t *deliverable)
+{
+	const struct signal_context *sc = &tracer_signal_context;
+	if (sc->depth || !sc->blocked_valid)
+		return 0;
+	*deliverable = __atomic_load_n(&handled_signals, __ATOMIC_RELAXED) & ~sc->blocked;
+	return 1;
+}
+
 /* The thread's blocked signals, from the cache or the kernel. */
 uint64_t signal_blocked_mask(struct signal_context *sc);
 

@@ -87,6 +87,41 @@ Test(signals, lock_in_handler_after_use_with_the_signal_deliverable)
 	run_free(&r);
 }
 
+/* Many uses with the signal blocked (answered from the acquisition cache
+ * after the first), then one with it deliverable: that one is recorded. */
+Test(signals, a_deliverable_use_after_many_blocked_ones_is_recorded)
+{
+	struct run r = run_signals("memb", "bug-deliverable-use-after-many-blocked-ones");
+	expect_one_report(&r, INCONSISTENT, "SUMMARY: lockdep-rcu: 1 report: 1 inconsistent lock state\n");
+	cr_expect(strstr(r.err, "\ninconsistent {SIGNAL-ON-W} -> {IN-SIGNAL-W} usage.\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "{SIGNAL-ON-W} state was registered at:\n  bug_deliverable_use_after_many_blocked_ones+"),
+		  "%s", r.err);
+	cr_expect(names_site(&r, 1, "\n"), "the deliverable use is the one named: %s\n%s", r.out, r.err);
+	run_free(&r);
+}
+
+/* The same in a program without liburcu, whose lock wrappers answer from
+ * the acquisition cache inline; and its twin without the deliverable use. */
+Test(signals, a_deliverable_use_after_cached_blocked_ones_is_recorded_without_liburcu)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", build_path("targets/signal_cache_main"));
+	struct run_options o = { .preload = 1, .timeout = 20 };
+	char *bug[] = { path, NULL }, *ok[] = { path, "ok", NULL };
+	struct run r = run_program(bug, &o);
+	cr_expect_eq(count_of(r.err, INCONSISTENT), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "\ninconsistent {SIGNAL-ON-W} -> {IN-SIGNAL-W} usage.\n"), "%s", r.err);
+	char site[96];
+	snprintf(site, sizeof(site), "signal_cache_main.c:%d\n", target_site_line(&r, 1));
+	cr_expect(strstr(r.err, site), "the deliverable use (%s) is named:\n%s", site, r.err);
+	cr_expect(strstr(r.out, "done\n"), "%s", r.out);
+	run_free(&r);
+	r = run_program(ok, &o);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}
+
 Test(signals, lock_with_the_signal_deliverable_after_use_in_handler)
 {
 	struct run r = run_signals("memb", "bug-unblocked-use-after-handler");

@@ -125,6 +125,33 @@ SCENARIO ok_blocked_around_the_lock(void)
 	block(SIGALRM, SIG_UNBLOCK);
 }
 
+/* The tracer answers repeated acquisitions from a cache keyed by the
+ * signals they leave deliverable: table_lock taken often with SIGALRM
+ * blocked (alone, and nested under stats_lock), then once with it
+ * deliverable (nested), then in SIGALRM's handler: the deliverable use
+ * must have been recorded, {SIGNAL-ON-W} -> {IN-SIGNAL-W}. */
+static pthread_mutex_t outer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+SCENARIO bug_deliverable_use_after_many_blocked_ones(void)
+{
+	install(SIGALRM, alarm_takes_table_lock, SA_RESTART);
+	block(SIGALRM, SIG_BLOCK);
+	for (int i = 0; i < 100; i++) {
+		lock_and_unlock(&table_lock);
+		pthread_mutex_lock(&outer_lock);
+		lock_and_unlock(&table_lock);
+		pthread_mutex_unlock(&outer_lock);
+	}
+	block(SIGALRM, SIG_UNBLOCK);
+	lock_and_unlock(&outer_lock);   /* the new mask is known again after this one */
+	pthread_mutex_lock(&outer_lock);
+	pthread_mutex_lock(&table_lock); printf("site %d\n", __LINE__);
+	pthread_mutex_unlock(&table_lock);
+	pthread_mutex_unlock(&outer_lock);
+	raise(SIGALRM);
+	print_handler_site();
+}
+
 /* A lock held after a trylock is held all the same: taken by trylock with
  * SIGALRM deliverable, then in SIGALRM's handler. */
 SCENARIO bug_trylock_then_handler(void)
@@ -528,6 +555,7 @@ int main(int argc, char **argv)
 		{ "bug-unblocked-use-after-handler", bug_unblocked_use_after_handler },
 		{ "bug-deadlock-in-handler", bug_deadlock_in_handler },
 		{ "ok-blocked-around-the-lock", ok_blocked_around_the_lock },
+		{ "bug-deliverable-use-after-many-blocked-ones", bug_deliverable_use_after_many_blocked_ones },
 		{ "bug-trylock-then-handler", bug_trylock_then_handler },
 		{ "ok-trylock-in-handler", ok_trylock_in_handler },
 		{ "bug-write-lock-after-read-in-handler", bug_write_lock_after_read_in_handler },
