@@ -179,25 +179,48 @@ struct acquire_miss {
 	uint32_t epoch;
 };
 
-/* ACQUIRE_FAST()'s unusual case (out of its common path): holding
- * nothing and nothing unusual but a signal handler installed, or the cache
- * in a known signal context (signal_context_cacheable(), part of the key);
- * anything else goes the checked way. Returns 1 when the acquisition may
- * skip the checks (holding nothing, no handler), 2 on a cache hit (the
- * class in *class_id: the wrapper's condition on a hit applies), else 0. */
-static inline __attribute__((always_inline)) int acquire_fast_unusual(struct thread_state *ts, const void *lock,
+/* ACQUIRE_FAST()'s unusual cases, out of its common path. */
+
+/* A signal handler installed, nothing else unusual: the acquisition cache
+ * answers in a known signal context, which is part of its key
+ * (signal_context_cacheable(); lock_before_blocking()'s key too). Returns
+ * 2 on a hit (the class in *class_id: the wrapper's condition on a hit
+ * applies), else 0. */
+static inline __attribute__((always_inline)) int acquire_fast_signals(struct thread_state *ts, const void *lock,
 								      unsigned how, uint32_t *class_id,
 								      struct acquire_miss *miss)
 {
-	if ((ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks | urcu_readable_flavors |
-	     (ts->registered[FLAVOR_qsbr] == 1)) != 0)
-		return !(ts->nr_locks | ts->nr_readers) && !implicit_readers_out_of_line(ts) &&
-		       !(ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
-			 (unsigned)signal_usage_tracked);
 	uint64_t deliverable;
 	if (!signal_context_cacheable(&deliverable))
 		return 0;
 	return acquire_cache_hit(ts, lock, how, 0, deliverable, class_id, &miss->key, &miss->epoch) ? 2 : 0;
+}
+
+/* Anything else unusual. A nesting annotation, a pending foreign release,
+ * perturb or lock_stat: holding nothing the checks may be skipped, else
+ * they run. liburcu loaded (read sides no wrapper sees), with or without a
+ * handler: the cache answers with the read sides it cannot see in its key
+ * (and the signal context), except inside an inlined read side (whose
+ * checks run at every acquisition). Returns 1 when the acquisition may skip
+ * the checks holding nothing, 2 on a cache hit, else 0. Out of line: the
+ * common path stays small. */
+static __attribute__((noinline, unused)) int acquire_fast_unusual(struct thread_state *ts, const void *lock,
+								    unsigned how, uint32_t *class_id,
+								    struct acquire_miss *miss)
+{
+	if (ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks)
+		return !(ts->nr_locks | ts->nr_readers) && !implicit_readers_out_of_line(ts) &&
+		       !(ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
+			 (unsigned)signal_usage_tracked);
+	uint64_t deliverable = 0;
+	if (signal_usage_tracked && !signal_context_cacheable(&deliverable))
+		return 0;
+	unsigned implicit = implicit_readers(ts);
+	if (implicit & ~(1u << FLAVOR_qsbr))
+		return 0;
+	if (!(ts->nr_locks | ts->nr_readers | implicit | (unsigned)signal_usage_tracked))
+		return 1;
+	return acquire_cache_hit(ts, lock, how, implicit, deliverable, class_id, &miss->key, &miss->epoch) ? 2 : 0;
 }
 
 /* The wrappers' own test before a blocking acquisition: 1 when the checks
@@ -219,7 +242,11 @@ static inline __attribute__((always_inline)) int acquire_fast_unusual(struct thr
 		      (unsigned)signal_usage_tracked |                          \
 		      ((ts)->registered[FLAVOR_qsbr] == 1)) != 0))                \
 	{                                                                        \
-		int r_ = acquire_fast_unusual(ts, lock, how, class_id, miss);    \
+		int r_ = ((ts)->next_subclass | (unsigned)(ts)->foreign_pending | \
+			  (unsigned)lock_slow_hooks | urcu_readable_flavors |     \
+			  ((ts)->registered[FLAVOR_qsbr] == 1))                   \
+			? acquire_fast_unusual(ts, lock, how, class_id, miss)    \
+			: acquire_fast_signals(ts, lock, how, class_id, miss);   \
 		fast_ = r_ == 1 || (r_ == 2 && (hit_also_if));                   \
 	}                                                                        \
 	else if (unlikely((ts)->nr_locks | (ts)->nr_readers)) {                  \
