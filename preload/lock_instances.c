@@ -11,10 +11,7 @@
 #include "tracer_arena.h"
 #include "tracer_lock.h"
 
-#define EMPTY_KEY INSTANCE_EMPTY_KEY
-#define TOMBSTONE_KEY INSTANCE_TOMBSTONE_KEY
-#define table lock_instance_table
-struct instance_table *lock_instance_table;
+struct instance_table *lock_instance_table;   /* lock_instances.h */
 struct lock_instances_head lock_instances_head = {
 	TRACER_LOCK_INITIALIZER(TRACER_LOCK_INSTANCES, "lock instances"), 0
 };
@@ -164,11 +161,6 @@ int lock_instances_maybe_in(uintptr_t lo, uintptr_t hi)
 
 /* ---- the hash table ---------------------------------------------------------- */
 
-static size_t slot_hash(uintptr_t key)
-{
-	return lock_instance_slot_hash(key);
-}
-
 static struct instance_table *table_new(size_t slots)
 {
 	struct instance_table *t = tracer_pages_map(sizeof(*t) + slots * sizeof(struct instance_slot));
@@ -183,11 +175,11 @@ static struct instance_table *table_new(size_t slots)
 /* Under the lock: the slot of key, or NULL. */
 static struct instance_slot *table_find(struct instance_table *t, uintptr_t key)
 {
-	for (size_t i = slot_hash(key), n = 0; n <= t->mask; i++, n++) {
+	for (size_t i = lock_instance_slot_hash(key), n = 0; n <= t->mask; i++, n++) {
 		struct instance_slot *s = &t->slots[i & t->mask];
 		if (s->key == key)
 			return s;
-		if (s->key == EMPTY_KEY)
+		if (s->key == INSTANCE_EMPTY_KEY)
 			return NULL;
 	}
 	return NULL;
@@ -196,10 +188,10 @@ static struct instance_slot *table_find(struct instance_table *t, uintptr_t key)
 /* Under the lock, with room guaranteed: inserts a key known to be absent. */
 static struct instance_slot *table_insert(struct instance_table *t, uintptr_t key, uint64_t value)
 {
-	for (size_t i = slot_hash(key);; i++) {
+	for (size_t i = lock_instance_slot_hash(key);; i++) {
 		struct instance_slot *s = &t->slots[i & t->mask];
-		if (s->key == EMPTY_KEY || s->key == TOMBSTONE_KEY) {
-			if (s->key == EMPTY_KEY)
+		if (s->key == INSTANCE_EMPTY_KEY || s->key == INSTANCE_TOMBSTONE_KEY) {
+			if (s->key == INSTANCE_EMPTY_KEY)
 				t->used++;
 			t->live++;
 			/* Value first: a reader that sees the key sees its value. */
@@ -214,7 +206,7 @@ static struct instance_slot *table_insert(struct instance_table *t, uintptr_t ke
  * tombstones (and bigger if half of it is live) when it is half used. */
 static struct instance_table *table_with_room(void)
 {
-	struct instance_table *t = table;
+	struct instance_table *t = lock_instance_table;
 	if (t && (t->used + 1) * 2 <= t->mask + 1)
 		return t;
 	size_t slots = t ? t->mask + 1 : INSTANCE_TABLE_MIN;
@@ -227,20 +219,20 @@ static struct instance_table *table_with_room(void)
 		return NULL;
 	}
 	for (size_t i = 0; t && i <= t->mask; i++)
-		if (t->slots[i].key > TOMBSTONE_KEY)
+		if (t->slots[i].key > INSTANCE_TOMBSTONE_KEY)
 			table_insert(fresh, t->slots[i].key, t->slots[i].value);
-	__atomic_store_n(&table, fresh, __ATOMIC_RELEASE);
+	__atomic_store_n(&lock_instance_table, fresh, __ATOMIC_RELEASE);
 	return fresh;
 }
 
 void lock_instances_prefetch(const void *a, const void *b)
 {
-	const struct instance_table *t = __atomic_load_n(&table, __ATOMIC_RELAXED);
+	const struct instance_table *t = __atomic_load_n(&lock_instance_table, __ATOMIC_RELAXED);
 	if (!t)
 		return;
-	__builtin_prefetch(&t->slots[slot_hash((uintptr_t)a) & t->mask]);
+	__builtin_prefetch(&t->slots[lock_instance_slot_hash((uintptr_t)a) & t->mask]);
 	if (b)
-		__builtin_prefetch(&t->slots[slot_hash((uintptr_t)b) & t->mask]);
+		__builtin_prefetch(&t->slots[lock_instance_slot_hash((uintptr_t)b) & t->mask]);
 }
 
 static uint64_t new_value(uint32_t class_id)
@@ -254,7 +246,7 @@ static uint64_t new_value(uint32_t class_id)
 static uint32_t set_locked(const void *lock, uint32_t class_id, int only_if_new)
 {
 	uintptr_t key = (uintptr_t)lock;
-	struct instance_slot *s = table ? table_find(table, key) : NULL;
+	struct instance_slot *s = lock_instance_table ? table_find(lock_instance_table, key) : NULL;
 	if (s) {
 		if (only_if_new)
 			return (uint32_t)s->value;
@@ -291,11 +283,11 @@ uint32_t lock_instance_set_if_new(const void *lock, uint32_t class_id)
 
 static int forget_locked(uintptr_t key)
 {
-	struct instance_slot *s = table ? table_find(table, key) : NULL;
+	struct instance_slot *s = lock_instance_table ? table_find(lock_instance_table, key) : NULL;
 	if (!s)
 		return 0;
-	__atomic_store_n(&s->key, TOMBSTONE_KEY, __ATOMIC_RELEASE);
-	table->live--;
+	__atomic_store_n(&s->key, INSTANCE_TOMBSTONE_KEY, __ATOMIC_RELEASE);
+	lock_instance_table->live--;
 	epoch_advance();
 	return 1;
 }
@@ -318,7 +310,7 @@ static size_t forget_granule(uint64_t *g, size_t granule, uintptr_t base, uintpt
 	uintptr_t start = base + (granule << INSTANCE_GRANULE_SHIFT);
 	/* pthread_spinlock_t is 4-byte aligned; everything else more */
 	for (uintptr_t a = start; a < start + (1u << INSTANCE_GRANULE_SHIFT); a += 4) {
-		if (!table || !table_find(table, a))
+		if (!lock_instance_table || !table_find(lock_instance_table, a))
 			continue;
 		if (a >= lo && a < hi)
 			n += forget_locked(a);
@@ -360,13 +352,13 @@ size_t lock_instances_forget_range(uintptr_t lo, uintptr_t hi)
 
 size_t lock_instances_live(void)
 {
-	const struct instance_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	const struct instance_table *t = __atomic_load_n(&lock_instance_table, __ATOMIC_ACQUIRE);
 	return t ? t->live : 0;
 }
 
 size_t lock_instances_capacity(void)
 {
-	const struct instance_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	const struct instance_table *t = __atomic_load_n(&lock_instance_table, __ATOMIC_ACQUIRE);
 	return t ? t->mask + 1 : 0;
 }
 
