@@ -70,9 +70,6 @@ static __attribute__((noinline)) int mutex_lock_contended(pthread_mutex_t *m, ui
 static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss)
 {
 	struct thread_state *ts = thread_state();
-	/* The mutex is read here (its type) before the real call writes it:
-	 * fetched for writing at once, not shared and then again exclusive. */
-	__asm__ volatile("prefetchw %0" ::"m"(m->__data.__lock));
 	if (ts->depth)
 		acquire_prefetch(ts, m);
 	struct held_lock *again = recursive_relock(ts, m);
