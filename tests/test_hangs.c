@@ -110,6 +110,12 @@ Test(hangs, reader_blocked_by_a_writer_gives_the_hung_task_report, .timeout = 30
 	cr_expect(strstr(r.err, "keeping_writer/"), "names the writer: %s", r.err);
 	cr_expect(strstr(r.err, "Comm: blocked_reader\nCall Trace:\n blocked_reader+"), "the reader's stack: %s", r.err);
 	run_free(&r);
+	/* its twin: the writer keeps it for less than the timeout, not a word */
+	r = run_hangs("memb", "rwlock-writer-keeps-it", "1", "hung_task_timeout=3", 20);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, "done\n");
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
 }
 
 /* A condition variable waited on longer than both timeouts, a mutex held
