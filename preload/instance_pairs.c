@@ -23,35 +23,25 @@ static uint64_t order_key(const void *first, uint32_t gen_first, const void *sec
 
 int instance_pairs_record(const void *held, uint32_t gen_held, const void *lock, uint32_t gen_lock)
 {
-	uint64_t *bucket = instance_pair_table[instance_pair_bucket(held, lock)];
 	uint64_t forward = order_key(held, gen_held, lock, gen_lock);
-	uint64_t backward = forward ^ 2;
-	int inverted = 0;
-	/* A bucket fills from its first slot and a slot is never emptied
-	 * (evicting overwrites), so the first free slot ends the pairs. */
-	for (int i = 0; i < INSTANCE_PAIR_SLOTS_PER_BUCKET; i++) {
-		uint64_t cur = __atomic_load_n(&bucket[i], __ATOMIC_RELAXED);
-		if (!cur) {
-			uint64_t expected = 0;
-			if (__atomic_compare_exchange_n(&bucket[i], &expected, forward, 0, __ATOMIC_RELAXED,
-							__ATOMIC_RELAXED))
-				return inverted;
-			cur = expected;   /* a racing insert: look at what it put there */
-		}
-		if ((cur | 2) == (forward | 2)) {
-			if (cur == forward)
-				return 0;   /* this order again: reported, if ever, when it first came */
-			inverted = 1;
-		}
+	/* The pair's two slots: chosen by the key, which both orders share
+	 * (bit 1 aside), in the bucket the addresses chose. */
+	uint64_t *set = &instance_pair_table[instance_pair_bucket(held, lock)][(forward >> 58) & 6];
+	uint64_t newer = __atomic_load_n(&set[0], __ATOMIC_RELAXED);
+	uint64_t older = __atomic_load_n(&set[1], __ATOMIC_RELAXED);
+	if (__builtin_expect((newer | 2) == (forward | 2) || (older | 2) == (forward | 2), 0)) {
+		if (newer == forward || older == forward)
+			return 0;   /* this order again: reported, if ever, when it first came */
+		/* The other order is there: an inversion. Both orders stay. */
+		__atomic_store_n(&set[1], forward ^ 2, __ATOMIC_RELAXED);
+		__atomic_store_n(&set[0], forward, __ATOMIC_RELAXED);
+		return 1;
 	}
-	/* Full: evict one, chosen by the key so that two pairs sharing a
-	 * bucket do not keep evicting the same third one; never the other
-	 * order of this pair. */
-	int victim = (int)(forward >> 59) & (INSTANCE_PAIR_SLOTS_PER_BUCKET - 1);
-	if (__atomic_load_n(&bucket[victim], __ATOMIC_RELAXED) == backward)
-		victim = (victim + 1) & (INSTANCE_PAIR_SLOTS_PER_BUCKET - 1);
-	__atomic_store_n(&bucket[victim], forward, __ATOMIC_RELAXED);
-	return inverted;
+	/* The newest two of the set: the newer one moves down, the older one
+	 * goes (two threads inserting at once may lose a pair: a cache). */
+	__atomic_store_n(&set[1], newer, __ATOMIC_RELAXED);
+	__atomic_store_n(&set[0], forward, __ATOMIC_RELAXED);
+	return 0;
 }
 
 void instance_pairs_clear(void)

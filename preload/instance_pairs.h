@@ -3,15 +3,17 @@
  * cannot do (two accounts of one class, locked in address order, are
  * correct; the same two in both orders deadlock).
  *
- * A lossy cache, not a set: 8 pairs per 64-byte bucket, and a pair that
- * finds its bucket full evicts one there. Both orders of a pair live in the
- * same bucket, chosen by the two addresses alone, so the bucket can be
- * prefetched as soon as the new lock is known (before the generations that
- * the stored key also holds are looked up), and one line answers "seen in
- * this order?" and "seen in the other?". Forgetting costs at most a missed
- * inversion whose first order was evicted before the second came (never a
- * false one); the cache never stops recording, however many pairs a
- * program makes. */
+ * A lossy cache, not a set: 64-byte buckets of four sets of two slots.
+ * Both orders of a pair live in the same set, its bucket chosen by the two
+ * addresses alone (so it can be prefetched as soon as the new lock is
+ * known, before the generations that the stored key also holds are looked
+ * up), its set by the key: two loads answer "seen in this order?" and "seen
+ * in the other?", and a new pair goes in first and pushes the set's older
+ * one out (the newest two stay). Recording is a few instructions and never
+ * a scan: pairs among many locks rarely repeat, so most records are new.
+ * Forgetting costs at most a missed inversion whose first order was evicted
+ * before the second came (never a false one); the cache never stops
+ * recording, however many pairs a program makes. */
 #ifndef LOCKDEP_RCU_INSTANCE_PAIRS_H
 #define LOCKDEP_RCU_INSTANCE_PAIRS_H
 
