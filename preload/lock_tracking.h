@@ -91,9 +91,11 @@ static inline int thread_holds_anything(const struct thread_state *ts)
 static inline uint64_t acquire_cache_key(const struct thread_state *ts, const void *lock, unsigned how,
 					 unsigned implicit, uint64_t deliverable)
 {
-	uint64_t key = (uintptr_t)lock ^ (uint64_t)how << 60 ^
-		       (uint64_t)(implicit | (unsigned)ts->urcu_worker << 7) << 48 ^
-		       deliverable * 0xC2B2AE3D27D4EB4Full;
+	/* The new lock is mixed in before the held entries: folded in
+	 * alike, A taken on B and B taken on A would share a key. */
+	uint64_t key = ((uintptr_t)lock ^ (uint64_t)how << 60 ^
+			(uint64_t)(implicit | (unsigned)ts->urcu_worker << 7) << 48) * 0xC2B2AE3D27D4EB4Full ^
+		       deliverable * 0x165667B19E3779F9ull;
 	for (unsigned i = 0, n = ts->depth; i < n; i++) {
 		uint64_t word;
 		__builtin_memcpy(&word, &ts->held[i].class_id, sizeof(word));

@@ -47,6 +47,12 @@ Test(lock_order, abba_one_thread)
 			"-> #1 (B){lock}:");
 }
 
+Test(lock_order, abba_after_the_first_order_was_taken_many_times)
+{
+	expect_circular("abba-after-many-ab", "-> #1 (B){lock}:", NULL);
+	expect_silent("memb", "ab-many");
+}
+
 Test(lock_order, abba_two_threads)
 {
 	expect_circular("abba-two-threads", " ab_thread+0x", NULL);
