@@ -15,6 +15,7 @@
 #include "lock_stat.h"
 #include "graph_dump.h"
 #include "wait_state.h"
+#include "mutex_class_tag.h"
 
 void tracer_register_fork_handlers(void);
 void signal_intercepts_init(void);
@@ -25,6 +26,7 @@ __attribute__((constructor)) static void tracer_init(void)
 	signal_intercepts_init();
 	thread_registry_add(thread_state());
 	options_init();
+	mutex_class_tags_init(tracer_options.class_cache);
 	lock_stat_setup();
 	wait_state_setup();
 	graph_dump_setup();

@@ -3,13 +3,11 @@
  * cannot do (two accounts of one class, locked in address order, are
  * correct; the same two in both orders deadlock).
  *
- * A lossy cache, not a set: 64-byte buckets of four sets of two slots.
- * Both orders of a pair live in the same set, its bucket chosen by the two
- * addresses alone (so it can be prefetched as soon as the new lock is
- * known, before the generations that the stored key also holds are looked
- * up), its set by the key: two loads answer "seen in this order?" and "seen
- * in the other?", and a new pair goes in first and pushes the set's older
- * one out (the newest two stay). Recording is a few instructions and never
+ * A lossy cache, not a set: sets of two slots, four to a 64-byte line.
+ * Both orders of a pair live in the same set, chosen by the key they share:
+ * two loads answer "seen in this order?" and "seen in the other?", and a
+ * new pair goes in first and pushes the set's older one out (the newest
+ * two stay). Recording is a few instructions and never
  * a scan: pairs among many locks rarely repeat, so most records are new.
  * Forgetting costs at most a missed inversion whose first order was evicted
  * before the second came (never a false one); the cache never stops
@@ -24,27 +22,51 @@
 
 extern uint64_t instance_pair_table[INSTANCE_PAIR_BUCKETS][INSTANCE_PAIR_SLOTS_PER_BUCKET];
 
-/* The bucket of the pair {a, b}, either order. */
-static inline uint32_t instance_pair_bucket(const void *a, const void *b)
+static inline uint64_t instance_pair_mix(uint64_t h, uint64_t v)
 {
-	uint64_t x = (uint64_t)(uintptr_t)a, y = (uint64_t)(uintptr_t)b;
-	uint64_t h = ((x < y ? x : y) * 0x9E3779B97F4A7C15ull) ^ (x < y ? y : x);
-	h *= 0xC2B2AE3D27D4EB4Full;
-	return (uint32_t)(h >> 40) & (INSTANCE_PAIR_BUCKETS - 1);
+	h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+	return h ^ (h >> 31);
 }
 
-/* Start loading the bucket of {a, b}: called before the lookups whose
- * results the key needs, so the misses overlap. */
-static inline void instance_pairs_prefetch(const void *a, const void *b)
+/* The stored form of one order: a hash of the two instances (addresses
+ * and generations, so memory reused for new locks is new instances) with
+ * bit 1 saying which of them came first, and bit 0 set (0 is a free slot).
+ * The two orders of a pair differ in bit 1 alone. */
+static inline uint64_t instance_pair_order_key(const void *first, uint32_t gen_first, const void *second,
+					       uint32_t gen_second)
 {
-	__builtin_prefetch(instance_pair_table[instance_pair_bucket(a, b)], 0);
+	uint64_t x = (uint64_t)(uintptr_t)first ^ (uint64_t)gen_first << 48;
+	uint64_t y = (uint64_t)(uintptr_t)second ^ (uint64_t)gen_second << 48;
+	uint64_t k = instance_pair_mix(instance_pair_mix(0x6c6f636b, x < y ? x : y), x < y ? y : x);
+	return (k & ~3ull) | (uint64_t)(x > y) << 1 | 1;
 }
 
 /* Records "`held` (instance generation gen_held) was held while `lock`
  * (gen_lock) was taken". Returns 1 when the other order of the same two
  * instances is recorded (an inversion), else 0. Lock-free; any thread, a
  * signal handler included. */
-int instance_pairs_record(const void *held, uint32_t gen_held, const void *lock, uint32_t gen_lock);
+static inline int instance_pairs_record(const void *held, uint32_t gen_held, const void *lock, uint32_t gen_lock)
+{
+	uint64_t forward = instance_pair_order_key(held, gen_held, lock, gen_lock);
+	/* The pair's two slots: chosen by the key, which both orders share
+	 * (bit 1 aside). */
+	uint64_t *set = &instance_pair_table[(forward >> 40) & (INSTANCE_PAIR_BUCKETS - 1)][(forward >> 58) & 6];
+	uint64_t newer = __atomic_load_n(&set[0], __ATOMIC_RELAXED);
+	uint64_t older = __atomic_load_n(&set[1], __ATOMIC_RELAXED);
+	if (__builtin_expect((newer | 2) == (forward | 2) || (older | 2) == (forward | 2), 0)) {
+		if (newer == forward || older == forward)
+			return 0;   /* this order again: reported, if ever, when it first came */
+		/* The other order is there: an inversion. Both orders stay. */
+		__atomic_store_n(&set[1], forward ^ 2, __ATOMIC_RELAXED);
+		__atomic_store_n(&set[0], forward, __ATOMIC_RELAXED);
+		return 1;
+	}
+	/* The newest two of the set: the newer one moves down, the older one
+	 * goes (two threads inserting at once may lose a pair: a cache). */
+	__atomic_store_n(&set[1], newer, __ATOMIC_RELAXED);
+	__atomic_store_n(&set[0], forward, __ATOMIC_RELAXED);
+	return 0;
+}
 
 /* Empties the cache (tests). */
 void instance_pairs_clear(void);

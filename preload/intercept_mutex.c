@@ -71,7 +71,7 @@ static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uint
 {
 	struct thread_state *ts = thread_state();
 	if (ts->depth)
-		acquire_prefetch(ts, m);
+		acquire_prefetch(ts, m, HELD_MUTEX);
 	struct held_lock *again = recursive_relock(ts, m);
 	if (unlikely(again != 0)) {
 		int ret = REAL(pthread_mutex_lock)(m);
@@ -110,12 +110,12 @@ static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uint
 	return ret;
 }
 
-int pthread_mutex_lock(pthread_mutex_t *m)
+static int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss);
+
+/* pthread_mutex_lock() past the tracer's own calls. */
+static inline __attribute__((always_inline)) int mutex_lock_tracked(struct thread_state *ts, pthread_mutex_t *m,
+								    uintptr_t ip)
 {
-	struct thread_state *ts = thread_state();
-	uintptr_t ip = CALLER_IP();
-	if (unlikely(ts->in_tracer | ts->in_urcu))
-		return REAL(pthread_mutex_lock)(m);
 	uint32_t class_id;
 	struct acquire_miss miss;
 	/* The cache is asked for a mutex that blocks when relocked (the
@@ -124,7 +124,8 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	 * or error-checking one goes to the checked path, which counts a
 	 * recursive relock and asks the cache with the type. */
 	if (unlikely(!ACQUIRE_FAST(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, mutex_relock_would_block(m), &miss)))
-		return mutex_lock_checked(m, ip, miss);
+		return miss.key && ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss)
+								       : mutex_lock_checked(m, ip, miss);
 	int ret;
 	if (likely(lock_slow_paths)) {   /* hang checks on: the default */
 		ret = REAL(pthread_mutex_trylock)(m);
@@ -138,6 +139,64 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	return ret;
 }
 
+/* A mutex taken on top of exactly one held mutex, nothing unusual going
+ * on (no signal handler; liburcu may be loaded), that the acquisition
+ * cache did not answer: the commonest nesting,
+ * and with many locks a common miss (pairs of addresses rarely repeat).
+ * Both classes come from the mutexes' own tags (mutex_class_tag.h), the
+ * chain from this thread's last one or the validated set, and two
+ * instances of one class are recorded as a pair: what
+ * lock_before_blocking_slow() does for this case, without its generality.
+ * Anything else (a chain never validated, a relock) goes the general way. */
+static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss)
+{
+	struct thread_state *ts = thread_state();
+	struct held_lock *h = &ts->held[0];
+	/* liburcu loaded: fine outside the read sides no wrapper sees (they
+	 * would be in the chain). */
+	if (unlikely((ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
+		      (unsigned)signal_usage_tracked) != 0 ||
+		     ((urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1)) && implicit_readers(ts)) ||
+		     !lock_slow_paths || !lock_graph_enabled || h->kind != HELD_MUTEX || h->lock == m ||
+		     !mutex_relock_would_block(m)))
+		return mutex_lock_checked(m, ip, miss);
+	/* Class 0: a lock not followed (made on its maker's stack), nothing
+	 * to validate (as in lock_graph_acquire_instance()). */
+	uint32_t gen_new, gen_held;
+	uint32_t class_new = mutex_class_and_generation(m, ip, &gen_new);
+	uint32_t class_held = mutex_class_and_generation(h->lock, h->acquire_ip, &gen_held);
+	uint32_t held_id = h->class_id ? h->class_id : class_held;
+	uint64_t chain_classes = (uint64_t)held_id << 33 | (uint64_t)held_is_trylock(h) << 32 | class_new;
+	if (class_new && chain_classes != ts->on_one_validated) {
+		uint64_t chain = chain_key_end(chain_key_add_held(chain_key_begin(0, 0, ts->urcu_worker), h, held_id),
+					       class_new, ACQUIRE_LOCK);
+		if (unlikely(!chain_is_validated(chain)))
+			return mutex_lock_checked(m, ip, miss);
+		ts->on_one_validated = chain_classes;
+	}
+	h->class_id = held_id;
+	int ret = REAL(pthread_mutex_trylock)(m);
+	/* Two instances of one class are checked every time (never cached:
+	 * the pair cache keeps the newest pairs). */
+	if (held_id != class_new || !class_new)
+		acquire_cache_fill(ts, miss.key, miss.epoch, class_new);
+	else if (unlikely(instance_pairs_record(h->lock, gen_held, m, gen_new)))
+		lock_graph_report_instance_inversion(ts, h, gen_held, m, gen_new, class_new, ip);
+	if (unlikely(ret == EBUSY))
+		return mutex_lock_contended(m, ip, class_new);
+	if (likely(mutex_taken(ret)))
+		lock_acquired_first(ts, m, HELD_MUTEX, ip, class_new, 0);
+	return ret;
+}
+
+int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	struct thread_state *ts = thread_state();
+	uintptr_t ip = CALLER_IP();
+	if (unlikely(ts->in_tracer | ts->in_urcu))
+		return REAL(pthread_mutex_lock)(m);
+	return mutex_lock_tracked(ts, m, ip);
+}
 int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime)
 {
 	MUTEX_BLOCKING(REAL(pthread_mutex_timedlock)(m, abstime),

@@ -109,7 +109,7 @@ static inline void wrlock_prepare(pthread_rwlock_t *rw)
 	{                                                                                     \
 		struct thread_state *ts = thread_state();                                     \
 		if (ts->depth)                                                                \
-			acquire_prefetch(ts, rw);                                             \
+			acquire_prefetch(ts, rw, kind);                                       \
 		uint32_t class_id = lock_before_blocking_after(ts, rw, kind, ip, relock_blocks, &miss); \
 		int ret;                                                                      \
 		if (likely(lock_slow_paths)) {                                                \

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "lock_classes.h"
+#include "mutex_class_tag.h"
 #include "flavors.h"
 #include "lock_class_keys.h"
 #include "lock_instances.h"
@@ -144,6 +145,7 @@ void lock_classes_objects_changed(void)
 {
 	__atomic_store_n(&static_ranges_stale, 1, __ATOMIC_RELEASE);
 	lock_instance_epoch_advance();   /* classes of static locks may die */
+	mutex_class_tags_void();
 }
 
 /* The loader counts loads and unloads: a changed count means a new list. */
@@ -317,8 +319,10 @@ void lock_class_destroy_instance(const void *lock)
 void lock_class_set_named(const void *lock, const void *key, const char *name)
 {
 	uint32_t id = lock_class_for_key((uintptr_t)key, CLASS_NAMED, 0, name);
-	if (id)
+	if (id) {
 		lock_instance_set(lock, id);
+		mutex_class_tags_void();   /* a live lock changed class */
+	}
 }
 
 uint32_t lock_class_nested(uint32_t class_id, unsigned subclass)

@@ -461,25 +461,33 @@ static uint64_t cycle_key(uint32_t new_from, uint32_t new_to, const struct path_
 	return key | 1;
 }
 
+/* An inversion of two instances of one class: reported once per pair. */
+int lock_graph_report_instance_inversion(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
+					 const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip)
+{
+	uint64_t x = (uint64_t)(uintptr_t)held->lock ^ (uint64_t)gen_held << 48;
+	uint64_t y = (uint64_t)(uintptr_t)lock ^ (uint64_t)gen_new << 48;
+	if (!report_cycle_once(chain_mix(chain_mix(0x1d, x < y ? x : y), x < y ? y : x) | 1))
+		return 0;
+	struct instance_inversion v = { held, lock, class_id, ip };
+	tracer_enter(ts);
+	report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
+		    print_instance_inversion_body, &v);
+	tracer_leave(ts);
+	return 1;
+}
+
 /* One held lock of the same class as the new one, another instance: the
  * pair cache is lock-free, so same-class nesting (two accounts) never
  * serializes threads on the graph lock. */
-static void check_instance_order(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
-				 const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip)
+int lock_graph_check_instance_pair(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
+				   const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip)
 {
 	if (!gen_held)
-		gen_held = lock_instance_generation(held->lock);
-	if (!instance_pairs_record(held->lock, gen_held, lock, gen_new))
-		return;
-	uint64_t x = (uint64_t)(uintptr_t)held->lock ^ (uint64_t)gen_held << 48;
-	uint64_t y = (uint64_t)(uintptr_t)lock ^ (uint64_t)gen_new << 48;
-	if (report_cycle_once(chain_mix(chain_mix(0x1d, x < y ? x : y), x < y ? y : x) | 1)) {
-		struct instance_inversion v = { held, lock, class_id, ip };
-		tracer_enter(ts);
-		report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
-			    print_instance_inversion_body, &v);
-		tracer_leave(ts);
-	}
+		lock_class_of_kind(held->lock, held->kind, held->acquire_ip, &gen_held);
+	if (__builtin_expect(!instance_pairs_record(held->lock, gen_held, lock, gen_new), 1))
+		return 0;
+	return lock_graph_report_instance_inversion(ts, held, gen_held, lock, gen_new, class_id, ip);
 }
 
 /* The read sides no wrapper saw begin count as held: an online QSBR
@@ -630,8 +638,8 @@ void lock_graph_check_instances(struct thread_state *ts, const void *lock, uint3
 	for (unsigned i = hint->held_index; i < ts->depth; i++) {
 		const struct held_lock *h = &ts->held[i];
 		if (h->kind != HELD_NONE && h->kind != HELD_RCU_READ && h->class_id == class_id && h->lock != lock)
-			check_instance_order(ts, h, i == hint->held_index ? hint->held_generation : 0, lock, gen_new,
-					     class_id, ip);
+			lock_graph_check_instance_pair(ts, h, i == hint->held_index ? hint->held_generation : 0,
+						       lock, gen_new, class_id, ip);
 	}
 }
 

@@ -13,6 +13,7 @@
 #include "lock_classes.h"
 #include "key_set.h"
 #include "urcu_reader_state.h"
+#include "mutex_class_tag.h"
 
 #define MAX_LOCKDEP_EDGES 65536
 /* A cache: when full it is emptied and chains are validated again. */
@@ -99,6 +100,15 @@ uint32_t lock_graph_find_forwards(struct thread_state *ts, uint32_t from, int fr
 				  struct dependency_step *path, size_t *path_len);
 
 
+/* The class and instance generation of a lock taken as `kind`: a pthread
+ * mutex from its tag (mutex_class_tag.h), anything else from the map. */
+static inline uint32_t lock_class_of_kind(const void *lock, enum held_kind kind, uintptr_t ip, uint32_t *generation)
+{
+	if (kind == HELD_MUTEX)
+		return mutex_class_and_generation(lock, ip, generation);
+	return lock_class_and_generation(lock, ip, generation);
+}
+
 static inline uint64_t chain_mix(uint64_t key, uint64_t v)
 {
 	key = (key ^ v) * 0x9E3779B97F4A7C15ull;
@@ -109,6 +119,35 @@ static inline int chain_is_validated(uint64_t key)
 {
 	return key_set_contains(validated_chains, MAX_LOCKDEP_CHAINS, key);
 }
+
+/* A chain key, in three steps: who acquires (the read sides no wrapper
+ * saw, and whether liburcu's own threads: their edges into liburcu's
+ * locks are judged apart), each held entry in order, the new lock. */
+static inline uint64_t chain_key_begin(int qsbr_reader, unsigned inline_rd, unsigned urcu_worker)
+{
+	return chain_mix(qsbr_reader ? 0x51 : 0x17, inline_rd | urcu_worker << 16);
+}
+
+static inline uint64_t chain_key_add_held(uint64_t key, const struct held_lock *h, uint32_t held_id)
+{
+	return chain_mix(key, (uint64_t)held_id << 2 | (uint64_t)held_read_recursive(h) << 1 |
+			      (uint64_t)held_is_trylock(h));
+}
+
+static inline uint64_t chain_key_end(uint64_t key, uint32_t class_id, enum acquire_op op)
+{
+	return chain_mix(key, (uint64_t)class_id << 3 | (uint64_t)op) | 1;   /* 0 marks a free slot */
+}
+
+/* `held` (instance generation gen_held) is held while `lock` (gen_new),
+ * of its class, is taken: the pair recorded, the inversion it makes with
+ * the other order reported (once). Returns 1 when reported. */
+int lock_graph_check_instance_pair(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
+				   const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip);
+/* The report half of it, for callers that recorded the pair themselves
+ * (instance_pairs_record() said 1). */
+int lock_graph_report_instance_inversion(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
+					 const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip);
 
 /* Before acquiring `lock` of class_id: the held classes (and the read sides
  * no wrapper saw: an online QSBR thread's, inlined ones) each gain an edge
@@ -124,9 +163,7 @@ static inline int lock_graph_acquire_instance(struct thread_state *ts, const voi
 	unsigned inline_rd = urcu_readable_flavors ? inline_readers(ts) : 0;
 	if (!class_id || !lock_graph_enabled || (ts->depth == 0 && !qsbr_reader && !inline_rd))
 		return 1;
-	/* Who acquires is part of the chain where it matters: liburcu's own
-	 * threads' edges into liburcu's locks are judged apart. */
-	uint64_t key = chain_mix(qsbr_reader ? 0x51 : 0x17, inline_rd | (unsigned)ts->urcu_worker << 16);
+	uint64_t key = chain_key_begin(qsbr_reader, inline_rd, ts->urcu_worker);
 	int same_class = 0;
 	struct instance_hint hint = { generation, 0, 0 };
 	for (unsigned i = 0; i < ts->depth; i++) {
@@ -135,16 +172,14 @@ static inline int lock_graph_acquire_instance(struct thread_state *ts, const voi
 			continue;
 		uint32_t held_gen = 0, held_id = h->class_id;
 		if (!held_id && h->kind != HELD_RCU_READ)   /* looked up the first time it is needed */
-			held_id = h->class_id = lock_class_and_generation(h->lock, h->acquire_ip, &held_gen);
-		key = chain_mix(key, (uint64_t)held_id << 2 | (uint64_t)held_read_recursive(h) << 1 |
-				     (uint64_t)held_is_trylock(h));
+			held_id = h->class_id = lock_class_of_kind(h->lock, h->kind, h->acquire_ip, &held_gen);
+		key = chain_key_add_held(key, h, held_id);
 		if (held_id == class_id && h->lock != lock && !same_class++) {
 			hint.held_generation = held_gen;
 			hint.held_index = i;
 		}
 	}
-	key = chain_mix(key, (uint64_t)class_id << 3 | (uint64_t)op);
-	key |= 1;   /* 0 marks a free slot */
+	key = chain_key_end(key, class_id, op);
 	/* Same-class nesting is checked on every acquisition (the pairs
 	 * are of instances, the chain of classes), and never cached. */
 	if (__builtin_expect(same_class, 0)) {

@@ -27,7 +27,7 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 		break;
 	}
 	uint32_t generation;
-	uint32_t class_id = lock_class_for_acquire_instance(ts, lock, ip, &generation);
+	uint32_t class_id = lock_class_for_acquire_instance(ts, lock, kind, ip, &generation);
 	int read = kind == HELD_RWLOCK_READ && !relock_blocks;
 	/* The usage first, as the kernel's __lock_acquire() marks it before
 	 * validating: a handler taking a lock its thread holds is reported as
@@ -45,17 +45,9 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 	clean &= lock_graph_acquire_instance(ts, lock, class_id, generation, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK, ip);
 	/* Validated, nothing reported: the same acquisition on top of the
 	 * same held entries is answered from the cache until an instance
-	 * changes. The check word goes last, so an entry is whole or matches
-	 * nothing (a signal handler may run any of this in between). */
-	if (clean && cache_key) {
-		struct acquire_cache_entry *e = acquire_cache_slot(ts, cache_key);
-		uint64_t value = (uint64_t)epoch << 32 | class_id;
-		__atomic_store_n(&e->check, 0, __ATOMIC_RELAXED);
-		signal_fence();
-		__atomic_store_n(&e->value, value, __ATOMIC_RELAXED);
-		signal_fence();
-		__atomic_store_n(&e->check, cache_key ^ value, __ATOMIC_RELAXED);
-	}
+	 * changes. */
+	if (clean && cache_key)
+		acquire_cache_fill(ts, cache_key, epoch, class_id);
 	return class_id;
 }
 

@@ -47,10 +47,10 @@ static inline uint32_t held_class(struct held_lock *h)
 
 /* The class of the lock about to be taken, with the nesting annotation the
  * header may have set for this one acquisition. */
-static inline uint32_t lock_class_for_acquire_instance(struct thread_state *ts, const void *lock, uintptr_t ip,
-						       uint32_t *generation)
+static inline uint32_t lock_class_for_acquire_instance(struct thread_state *ts, const void *lock,
+						       enum held_kind kind, uintptr_t ip, uint32_t *generation)
 {
-	uint32_t class_id = lock_class_and_generation(lock, ip, generation);
+	uint32_t class_id = lock_class_of_kind(lock, kind, ip, generation);
 	if (unlikely(ts->next_subclass)) {
 		class_id = lock_class_nested(class_id, ts->next_subclass);
 		ts->next_subclass = 0;
@@ -58,10 +58,11 @@ static inline uint32_t lock_class_for_acquire_instance(struct thread_state *ts, 
 	return class_id;
 }
 
-static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const void *lock, uintptr_t ip)
+static inline uint32_t lock_class_for_acquire(struct thread_state *ts, const void *lock, enum held_kind kind,
+					      uintptr_t ip)
 {
 	uint32_t generation;
-	return lock_class_for_acquire_instance(ts, lock, ip, &generation);
+	return lock_class_for_acquire_instance(ts, lock, kind, ip, &generation);
 }
 
 /* The read sides no wrapper saw begin that this thread is in: inlined
@@ -129,6 +130,20 @@ static inline __attribute__((always_inline)) int acquire_cache_hit(struct thread
 	return (check ^ value) == key && (uint32_t)(value >> 32) == epoch;
 }
 
+/* Remembers a validated acquisition (nothing reported) under the key and
+ * epoch of its probe. The check word goes last, so an entry is whole or
+ * matches nothing (a signal handler may run any of this in between). */
+static inline void acquire_cache_fill(struct thread_state *ts, uint64_t key, uint32_t epoch, uint32_t class_id)
+{
+	struct acquire_cache_entry *e = acquire_cache_slot(ts, key);
+	uint64_t value = (uint64_t)epoch << 32 | class_id;
+	__atomic_store_n(&e->check, 0, __ATOMIC_RELAXED);
+	signal_fence();
+	__atomic_store_n(&e->value, value, __ATOMIC_RELAXED);
+	signal_fence();
+	__atomic_store_n(&e->check, key ^ value, __ATOMIC_RELAXED);
+}
+
 /* How an acquisition is taken, for the cache key: the kind, and whether
  * taking it again would block (which decides the recursion check). */
 static inline unsigned acquire_how(enum held_kind kind, int relock_blocks)
@@ -141,15 +156,17 @@ static inline unsigned acquire_how(enum held_kind kind, int relock_blocks)
  * at once, so that a program with more locks than the caches hold waits
  * for one miss, not two in turn (and the program's own lock line loads
  * meanwhile). */
-static inline void acquire_prefetch(const struct thread_state *ts, const void *lock)
+static inline void acquire_prefetch(const struct thread_state *ts, const void *lock, enum held_kind kind)
 {
 	unsigned d = ts->depth;
 	const struct held_lock *top = &ts->held[d ? d - 1 : 0];
 	int top_is_lock = d && top->kind != HELD_RCU_READ && top->kind != HELD_NONE && top->lock != lock;
-	lock_instances_prefetch(lock, top_is_lock && !top->class_id ? top->lock : NULL);
-	/* Were the two of one class, their pair's bucket is read next. */
-	if (top_is_lock)
-		instance_pairs_prefetch(top->lock, lock);
+	/* Mutexes carry their class (mutex_class_tag.h): their own lines
+	 * answer, the innermost one's is in the cache already. */
+	int tagged = mutex_tag_key != 0;
+	const void *top_lookup = top_is_lock && !top->class_id && !(tagged && top->kind == HELD_MUTEX) ? top->lock : NULL;
+	if (!(tagged && kind == HELD_MUTEX) || top_lookup)
+		lock_instances_prefetch(lock, top_lookup);
 }
 
 /* Out of line: an acquisition with something held that the cache did not
@@ -180,6 +197,16 @@ struct acquire_miss {
 	uint64_t key;
 	uint32_t epoch;
 };
+
+/* Anything that takes an acquisition off the common paths: a nesting
+ * annotation, a foreign release to apply, perturb or lock_stat, read sides
+ * no wrapper sees (liburcu loaded, an online QSBR thread), a signal
+ * handler installed. */
+static inline __attribute__((always_inline)) int acquire_unusual(const struct thread_state *ts)
+{
+	return (ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
+		urcu_readable_flavors | (unsigned)signal_usage_tracked | (ts->registered[FLAVOR_qsbr] == 1)) != 0;
+}
 
 /* ACQUIRE_FAST()'s unusual cases, out of its common path. */
 
@@ -239,11 +266,7 @@ static __attribute__((noinline, unused)) int acquire_fast_unusual(struct thread_
 	*(class_id) = 0;                                                         \
 	(miss)->key = 0;                                                         \
 	(miss)->epoch = 0;                                                       \
-	if (unlikely(((ts)->next_subclass | (unsigned)(ts)->foreign_pending |    \
-		      (unsigned)lock_slow_hooks | urcu_readable_flavors |       \
-		      (unsigned)signal_usage_tracked |                          \
-		      ((ts)->registered[FLAVOR_qsbr] == 1)) != 0))                \
-	{                                                                        \
+	if (unlikely(acquire_unusual(ts))) {                                     \
 		int r_ = ((ts)->next_subclass | (unsigned)(ts)->foreign_pending | \
 			  (unsigned)lock_slow_hooks | urcu_readable_flavors |     \
 			  ((ts)->registered[FLAVOR_qsbr] == 1))                   \
@@ -345,7 +368,7 @@ static inline void lock_acquired(struct thread_state *ts, const void *lock, enum
 static inline void lock_acquired_by_trylock(struct thread_state *ts, const void *lock,
 					    enum held_kind kind, uintptr_t ip, uint8_t attr)
 {
-	uint32_t class_id = unlikely(ts->next_subclass) ? lock_class_for_acquire(ts, lock, ip) : 0;
+	uint32_t class_id = unlikely(ts->next_subclass) ? lock_class_for_acquire(ts, lock, kind, ip) : 0;
 	if (unlikely(signal_usage_tracked))   /* held with a signal deliverable */
 		signal_usage_trylocked(ts, lock, class_id, kind, attr & HELD_ATTR_READ_RECURSIVE, ip);
 	struct held_lock *h = held_lock_push(ts, lock, kind, ip, class_id, attr | HELD_ATTR_TRYLOCK);

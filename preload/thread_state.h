@@ -150,6 +150,11 @@ struct thread_state {
 				    or registering: where its protection began */
 	uint8_t deref_set_gone;
 	struct acquire_cache_entry acquire_cache[ACQUIRE_CACHE_ENTRIES];
+	/* The last chain of one held mutex and a mutex taken on top that
+	 * mutex_lock_on_one() found validated: held class << 33 | held by
+	 * trylock << 32 | new class (0: none). Validated chains stay valid
+	 * (dependencies are never removed), so no invalidation. */
+	uint64_t on_one_validated;
 };
 
 extern __thread struct thread_state tracer_thread

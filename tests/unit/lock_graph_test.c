@@ -47,6 +47,12 @@ void lock_classes_fork_prepare(struct thread_state *self) { (void)self; }
 void lock_classes_fork_parent(void) {}
 void lock_classes_fork_child(struct thread_state *self) { (void)self; }
 uint32_t lock_instance_generation(const void *lock) { (void)lock; return 1; }
+uint64_t mutex_tag_key;   /* 0: no class tags here */
+uint32_t mutex_class_lookup(const pthread_mutex_t *m, uintptr_t ip, uint32_t *generation, uint64_t key)
+{
+	(void)key;
+	return lock_class_and_generation(m, ip, generation);
+}
 size_t backtrace_capture(uintptr_t *frames, size_t max) { (void)frames; (void)max; return 0; }
 uintptr_t urcu_program_site(uintptr_t ip) { return ip; }
 

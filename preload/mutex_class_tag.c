@@ -1,0 +1,54 @@
+/* Class tags in pthread mutexes (mutex_class_tag.h). */
+#include <time.h>
+#include <unistd.h>
+#include "mutex_class_tag.h"
+#include "lock_instances.h"
+
+/* Until the constructor runs: a fixed key (tags written then are voided
+ * by the random one). */
+uint64_t mutex_tag_key = 0x6d75746578746167ull;
+
+uint32_t mutex_class_lookup(const pthread_mutex_t *m, uintptr_t ip, uint32_t *generation, uint64_t key)
+{
+	/* The map's own value: a lock not followed (LOCK_CLASS_UNTRACKED)
+	 * is tagged so too. A lock seen for the first time gets its class
+	 * (and instance) first. */
+	uint32_t id;
+	if (!lock_instance_get(m, &id, generation)) {
+		uint32_t first = lock_class_and_generation(m, ip, generation);
+		if (!lock_instance_get(m, &id, generation))
+			return first;   /* not recorded (no memory): not tagged */
+	}
+	if (key && mutex_taggable(m)) {
+		uint64_t value = (uint64_t)*generation << 32 | id;
+		uint64_t *tag = mutex_tag_words(m);
+		/* A reader between the two stores sees a check that does not
+		 * match: torn tags are ignored. */
+		__atomic_store_n(&tag[0], value, __ATOMIC_RELAXED);
+		__atomic_store_n(&tag[1], mutex_tag_check(m, value, key), __ATOMIC_RELAXED);
+	}
+	return id == LOCK_CLASS_UNTRACKED ? 0 : id;
+}
+
+void mutex_class_tags_void(void)
+{
+	uint64_t key = __atomic_load_n(&mutex_tag_key, __ATOMIC_RELAXED);
+	if (key)   /* release: after the change of the map */
+		__atomic_store_n(&mutex_tag_key, (key + 0x9E3779B97F4A7C16ull) | 1, __ATOMIC_RELEASE);
+}
+
+void mutex_class_tags_init(int enabled)
+{
+	uint64_t key = 0;
+	if (enabled) {
+		/* Not a secret, only this run's own: a tag left in a file-backed
+		 * mapping by another run does not count. */
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		key = ((uint64_t)now.tv_nsec ^ (uint64_t)now.tv_sec << 30 ^ (uint64_t)getpid() << 40) *
+			      0x9E3779B97F4A7C15ull ^
+		      (uint64_t)(uintptr_t)&mutex_tag_key;
+		key |= 1;
+	}
+	__atomic_store_n(&mutex_tag_key, key, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,138 @@
+/* Mutexes that carry their class (the tracer's class cache in the bytes of
+ * pthread_mutex_t that only robust mutexes use): a mutex moved to another
+ * address, or given another class by an annotation, after its class was
+ * cached in it, is judged by what it is now; and the mutexes glibc links
+ * into lists (robust, process-shared) are never written. Every scenario
+ * nests two mutexes at a time, one held: the path that reads the cache. */
+#include "target.h"
+#include <lockdep-rcu.h>
+
+struct table {
+	pthread_mutex_t lock;
+	long rows;
+};
+
+struct bucket {
+	pthread_mutex_t lock;
+	long items;
+};
+
+__attribute__((noinline)) static struct table *table_new(void)
+{
+	struct table *t = calloc(1, sizeof(*t));
+	pthread_mutex_init(&t->lock, NULL);
+	return t;
+}
+
+__attribute__((noinline)) static struct bucket *buckets_new(size_t n)
+{
+	struct bucket *b = calloc(n, sizeof(*b));
+	for (size_t i = 0; i < n; i++)
+		pthread_mutex_init(&b[i].lock, NULL);
+	return b;
+}
+
+static void nest(pthread_mutex_t *outer, pthread_mutex_t *inner)
+{
+	pthread_mutex_lock(outer);
+	pthread_mutex_lock(inner);
+	pthread_mutex_unlock(inner);
+	pthread_mutex_unlock(outer);
+}
+
+/* table -> bucket, many times (the classes are cached in both); then the
+ * bucket array grows by copying (a program's own realloc: the old array is
+ * freed, its mutexes move unlocked), and a moved bucket is taken before
+ * the table. The moved mutex is a new instance, classed by its first use,
+ * not the bucket class its copied bytes remember: no cycle. The bug: the
+ * table taken under an old bucket. */
+static void grow_then_take_table_under(int moved)
+{
+	struct table *t = table_new();
+	struct bucket *b = buckets_new(4);
+	for (int i = 0; i < 1000; i++)
+		nest(&t->lock, &b[i % 4].lock);
+	struct bucket *grown = malloc(8 * sizeof(*grown));
+	memcpy(grown, b, 4 * sizeof(*b));
+	free(b);
+	for (int i = 4; i < 8; i++)
+		pthread_mutex_init(&grown[i].lock, NULL);
+	if (moved) {
+		nest(&grown[0].lock, &t->lock);
+	} else {
+		struct bucket *old = buckets_new(1);
+		nest(&t->lock, &old->lock);
+		nest(&old->lock, &t->lock);
+	}
+	printf("done\n");
+}
+
+SCENARIO ok_moved_mutex(void) { grow_then_take_table_under(1); }
+SCENARIO bug_bucket_then_table(void) { grow_then_take_table_under(0); }
+
+/* table -> bucket many times, then the bucket is named a class of its own
+ * (lockdep_set_class_and_name) and taken before the table: an order of
+ * the new class, no cycle with the old one. The bug: the renamed bucket
+ * also taken after the table. */
+static const char journal_key;
+
+static void rename_then_take_table_under(int inverted)
+{
+	struct table *t = table_new();
+	struct bucket *b = buckets_new(1);
+	for (int i = 0; i < 1000; i++)
+		nest(&t->lock, &b->lock);
+	lockdep_set_class_and_name(&b->lock, &journal_key, "journal_lock");
+	nest(&b->lock, &t->lock);
+	if (inverted)
+		nest(&t->lock, &b->lock);
+	printf("done\n");
+}
+
+SCENARIO ok_renamed_mutex(void) { rename_then_take_table_under(0); }
+SCENARIO bug_renamed_mutex_inverted(void) { rename_then_take_table_under(1); }
+
+/* Which mutexes had their robust-list bytes written, after each was taken
+ * under another of its kind 1,000 times. */
+static int list_bytes_written(const pthread_mutex_t *m)
+{
+	static const char zero[sizeof(m->__data.__list)];
+	return memcmp(&m->__data.__list, zero, sizeof(zero)) != 0;
+}
+
+SCENARIO list_bytes(void)
+{
+	struct table *t = table_new();
+	struct bucket *b = buckets_new(1);
+	pthread_mutexattr_t shared_attr, robust_attr;
+	pthread_mutexattr_init(&shared_attr);
+	pthread_mutexattr_setpshared(&shared_attr, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_init(&robust_attr);
+	pthread_mutexattr_setrobust(&robust_attr, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_t *shared = calloc(2, sizeof(*shared)), *robust = calloc(2, sizeof(*robust));
+	for (int i = 0; i < 2; i++) {
+		pthread_mutex_init(&shared[i], &shared_attr);
+		pthread_mutex_init(&robust[i], &robust_attr);
+	}
+	for (int i = 0; i < 1000; i++) {
+		nest(&t->lock, &b->lock);
+		nest(&shared[0], &shared[1]);
+		nest(&robust[0], &robust[1]);
+	}
+	printf("default: %s\n", list_bytes_written(&t->lock) && list_bytes_written(&b->lock) ? "written" : "zero");
+	printf("process-shared: %s\n", list_bytes_written(&shared[0]) || list_bytes_written(&shared[1]) ? "written" : "zero");
+	printf("robust: %s\n", list_bytes_written(&robust[0]) || list_bytes_written(&robust[1]) ? "written" : "zero");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct scenario scenarios[] = {
+		{ "ok-moved-mutex", ok_moved_mutex },
+		{ "bug-bucket-then-table", bug_bucket_then_table },
+		{ "ok-renamed-mutex", ok_renamed_mutex },
+		{ "bug-renamed-mutex-inverted", bug_renamed_mutex_inverted },
+		{ "list-bytes", list_bytes },
+		{ NULL, NULL },
+	};
+	return run_scenario(argc, argv, scenarios);
+}
