@@ -110,7 +110,7 @@ static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uint
 	return ret;
 }
 
-static int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss);
+static int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss, int usual);
 
 /* pthread_mutex_lock() past the tracer's own calls. */
 static inline __attribute__((always_inline)) int mutex_lock_tracked(struct thread_state *ts, pthread_mutex_t *m,
@@ -123,9 +123,26 @@ static inline __attribute__((always_inline)) int mutex_lock_tracked(struct threa
 	 * then loaded while the checked path loads its instance. A recursive
 	 * or error-checking one goes to the checked path, which counts a
 	 * recursive relock and asks the cache with the type. */
-	if (unlikely(!ACQUIRE_FAST(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, mutex_relock_would_block(m), &miss)))
-		return miss.key && ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss)
-								       : mutex_lock_checked(m, ip, miss);
+	/* ACQUIRE_FAST(), written out: a miss of the cache with one mutex
+	 * held goes to mutex_lock_on_one(), told whether anything unusual is
+	 * going on. */
+	class_id = 0;
+	miss.key = 0;
+	miss.epoch = 0;
+	if (unlikely(acquire_unusual(ts))) {
+		int r = (ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
+			 urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1))
+				? acquire_fast_unusual(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, &miss)
+				: acquire_fast_signals(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, &miss);
+		if (!(r == 1 || (r == 2 && mutex_relock_would_block(m))))
+			return miss.key && ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss, 0)
+									       : mutex_lock_checked(m, ip, miss);
+	} else if (unlikely(ts->nr_locks | ts->nr_readers)) {
+		if (!acquire_cache_hit(ts, m, acquire_how(HELD_MUTEX, 1), 0, 0, &class_id, &miss.key, &miss.epoch) ||
+		    !mutex_relock_would_block(m))
+			return ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss, 1)
+								   : mutex_lock_checked(m, ip, miss);
+	}
 	int ret;
 	if (likely(lock_slow_paths)) {   /* hang checks on: the default */
 		ret = REAL(pthread_mutex_trylock)(m);
@@ -148,16 +165,19 @@ static inline __attribute__((always_inline)) int mutex_lock_tracked(struct threa
  * instances of one class are recorded as a pair: what
  * lock_before_blocking_slow() does for this case, without its generality.
  * Anything else (a chain never validated, a relock) goes the general way. */
-static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss)
+static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss,
+							 int usual)
 {
 	struct thread_state *ts = thread_state();
 	struct held_lock *h = &ts->held[0];
-	/* liburcu loaded: fine outside the read sides no wrapper sees (they
-	 * would be in the chain). */
-	if (unlikely((ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
-		      (unsigned)signal_usage_tracked) != 0 ||
-		     ((urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1)) && implicit_readers(ts)) ||
-		     !lock_slow_paths || !lock_graph_enabled || h->kind != HELD_MUTEX || h->lock == m ||
+	/* `usual`: the wrapper found nothing unusual (acquire_unusual()).
+	 * Else liburcu loaded is fine outside the read sides no wrapper sees
+	 * (they would be in the chain), anything else is not. */
+	if (unlikely(!usual) &&
+	    ((ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
+	      (unsigned)signal_usage_tracked) != 0 || implicit_readers(ts)))
+		return mutex_lock_checked(m, ip, miss);
+	if (unlikely(!lock_slow_paths || !lock_graph_enabled || h->kind != HELD_MUTEX || h->lock == m ||
 		     !mutex_relock_would_block(m)))
 		return mutex_lock_checked(m, ip, miss);
 	/* Class 0: a lock not followed (made on its maker's stack), nothing

@@ -50,10 +50,12 @@ static inline uint64_t *mutex_tag_words(const pthread_mutex_t *m)
 }
 
 /* A bijection of each of address, value and key, the others fixed: a tag
- * moved to another address, or holding another value, never matches. */
+ * moved to another address, torn between two writes, or written under
+ * another key never matches; zero bytes never do either (the key is odd,
+ * addresses are not). */
 static inline uint64_t mutex_tag_check(const pthread_mutex_t *m, uint64_t value, uint64_t key)
 {
-	return ((uint64_t)(uintptr_t)m ^ key ^ (value << 17 | value >> 47)) * 0x9E3779B97F4A7C15ull;
+	return (uint64_t)(uintptr_t)m ^ key ^ value;
 }
 
 /* The map's way, then a tag for next time. Out of line. */
