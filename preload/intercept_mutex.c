@@ -157,8 +157,8 @@ static inline __attribute__((always_inline)) int mutex_lock_tracked(struct threa
 }
 
 /* A mutex taken on top of exactly one held mutex, nothing unusual going
- * on (no signal handler; liburcu may be loaded), that the acquisition
- * cache did not answer: the commonest nesting,
+ * on (liburcu may be loaded, signal handlers installed), that the
+ * acquisition cache did not answer: the commonest nesting,
  * and with many locks a common miss (pairs of addresses rarely repeat).
  * Both classes come from the mutexes' own tags (mutex_class_tag.h), the
  * chain from this thread's last one or the validated set, and two
@@ -172,10 +172,11 @@ static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintp
 	struct held_lock *h = &ts->held[0];
 	/* `usual`: the wrapper found nothing unusual (acquire_unusual()).
 	 * Else liburcu loaded is fine outside the read sides no wrapper sees
-	 * (they would be in the chain), anything else is not. */
+	 * (they would be in the chain), and a signal handler installed (the
+	 * usage is recorded below); anything else is not. */
 	if (unlikely(!usual) &&
-	    ((ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
-	      (unsigned)signal_usage_tracked) != 0 || implicit_readers(ts)))
+	    ((ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks) != 0 ||
+	     implicit_readers(ts)))
 		return mutex_lock_checked(m, ip, miss);
 	if (unlikely(!lock_slow_paths || !lock_graph_enabled || h->kind != HELD_MUTEX || h->lock == m ||
 		     !mutex_relock_would_block(m)))
@@ -195,6 +196,10 @@ static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintp
 		ts->on_one_validated = chain_classes;
 	}
 	h->class_id = held_id;
+	/* As lock_before_blocking_slow() does, before the wait (a chain
+	 * validated adds no dependency: the usage alone is new). */
+	if (unlikely(signal_usage_tracked))
+		signal_usage_acquire(ts, m, class_new, HELD_MUTEX, 0, ip);
 	int ret = REAL(pthread_mutex_trylock)(m);
 	/* Two instances of one class are checked every time (never cached:
 	 * the pair cache keeps the newest pairs). */
