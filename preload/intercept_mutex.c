@@ -116,28 +116,28 @@ static int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_mi
 static inline __attribute__((always_inline)) int mutex_lock_tracked(struct thread_state *ts, pthread_mutex_t *m,
 								    uintptr_t ip)
 {
-	uint32_t class_id;
-	struct acquire_miss miss;
-	/* The cache is asked for a mutex that blocks when relocked (the
-	 * default type), before the mutex itself is read: a mutex of many is
-	 * then loaded while the checked path loads its instance. A recursive
-	 * or error-checking one goes to the checked path, which counts a
-	 * recursive relock and asks the cache with the type. */
 	/* ACQUIRE_FAST(), written out: a miss of the cache with one mutex
 	 * held goes to mutex_lock_on_one(), told whether anything unusual is
-	 * going on. */
-	class_id = 0;
-	miss.key = 0;
-	miss.epoch = 0;
+	 * going on; holding nothing, nothing is written but the entry. The
+	 * cache is asked for a mutex that blocks when relocked (the default
+	 * type), before the mutex itself is read: a mutex of many is then
+	 * loaded while the checked path works. A recursive or error-checking
+	 * one goes to the checked path, which counts a recursive relock and
+	 * asks the cache with the type. */
+	uint32_t class_id = 0;
 	if (unlikely(acquire_unusual(ts))) {
+		struct acquire_miss miss = { 0, 0 };
+		uint32_t cached = 0;
 		int r = (ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
 			 urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1))
-				? acquire_fast_unusual(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, &miss)
-				: acquire_fast_signals(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, &miss);
+				? acquire_fast_unusual(ts, m, acquire_how(HELD_MUTEX, 1), &cached, &miss)
+				: acquire_fast_signals(ts, m, acquire_how(HELD_MUTEX, 1), &cached, &miss);
 		if (!(r == 1 || (r == 2 && mutex_relock_would_block(m))))
 			return miss.key && ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss, 0)
 									       : mutex_lock_checked(m, ip, miss);
+		class_id = cached;
 	} else if (unlikely(ts->nr_locks | ts->nr_readers)) {
+		struct acquire_miss miss;
 		if (!acquire_cache_hit(ts, m, acquire_how(HELD_MUTEX, 1), 0, 0, &class_id, &miss.key, &miss.epoch) ||
 		    !mutex_relock_would_block(m))
 			return ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss, 1)
