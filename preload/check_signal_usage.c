@@ -607,4 +607,5 @@ void signal_usage_enable(void)
 {
 	__atomic_store_n(&lock_graph_new_dependency_hook, check_signal_safe_dependency, __ATOMIC_RELEASE);
 	__atomic_store_n(&signal_usage_tracked, 1, __ATOMIC_RELEASE);
+	acquire_unusual_globals_set(UNUSUAL_SIGNALS, 1);
 }

@@ -7,6 +7,7 @@
 #include "lock_stat.h"
 
 __thread struct thread_state tracer_thread __attribute__((tls_model("initial-exec")));
+unsigned acquire_unusual_globals;
 
 void held_lock_overflow(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip)
 {

@@ -157,6 +157,23 @@ struct thread_state {
 	uint64_t on_one_validated;
 };
 
+/* What takes every acquisition off the wrappers' common paths, program-wide,
+ * a bit each beside its own flag, so that acquire_unusual() loads one word:
+ * perturb or lock_stat (lock_slow_hooks), read sides of liburcu's that no
+ * wrapper sees (urcu_readable_flavors), a signal handler installed
+ * (signal_usage_tracked). Set by their setters after the flag itself. */
+#define UNUSUAL_SLOW_HOOKS 1u
+#define UNUSUAL_URCU_READERS 2u
+#define UNUSUAL_SIGNALS 4u
+extern unsigned acquire_unusual_globals;
+static inline void acquire_unusual_globals_set(unsigned bit, int on)
+{
+	if (on)
+		__atomic_or_fetch(&acquire_unusual_globals, bit, __ATOMIC_RELEASE);
+	else
+		__atomic_and_fetch(&acquire_unusual_globals, ~bit, __ATOMIC_RELEASE);
+}
+
 extern __thread struct thread_state tracer_thread
 	__attribute__((tls_model("initial-exec")));
 

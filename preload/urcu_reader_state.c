@@ -40,6 +40,7 @@ void urcu_reader_state_init(void)
 			continue;
 		urcu_reader_tp_offset[f] = offset;
 		urcu_readable_flavors |= 1u << f;
+		acquire_unusual_globals_set(UNUSUAL_URCU_READERS, 1);
 	}
 	/* urcu_inline_read.h: the read side done by the wrappers */
 	if (tracer_options.inline_read_side) {

@@ -86,6 +86,7 @@ void wait_state_setup(void)
 	stall_checks = tracer_options.stall_timeout > 0;
 	__atomic_store_n(&lock_slow_paths, hung_task_checks | lock_stat_enabled, __ATOMIC_RELAXED);
 	__atomic_store_n(&lock_slow_hooks, (tracer_options.perturb != 0) | lock_stat_enabled, __ATOMIC_RELAXED);
+	acquire_unusual_globals_set(UNUSUAL_SLOW_HOOKS, lock_slow_hooks);
 	if (hung_task_checks || stall_checks)
 		dl_iterate_phdr(find_allocator, (void *)(uintptr_t)next_malloc());
 }
