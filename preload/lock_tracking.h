@@ -204,8 +204,8 @@ struct acquire_miss {
  * handler installed. */
 static inline __attribute__((always_inline)) int acquire_unusual(const struct thread_state *ts)
 {
-	return (ts->next_subclass | (unsigned)ts->foreign_pending | __atomic_load_n(&acquire_unusual_globals, __ATOMIC_RELAXED) |
-		(ts->registered[FLAVOR_qsbr] == 1)) != 0;
+	return (ts->next_subclass | (unsigned)ts->foreign_pending |
+		__atomic_load_n(&acquire_unusual_globals, __ATOMIC_RELAXED) | (ts->registered[FLAVOR_qsbr] == 1)) != 0;
 }
 
 /* ACQUIRE_FAST()'s unusual cases, out of its common path. */
