@@ -1,7 +1,9 @@
 /* Memory that goes away takes its lock instances with it: free(),
  * realloc(), munmap(), mremap() and dlclose() forget the locks that lived
  * there (lock_instances.h), so the next object at that address inherits no
- * class. free() pays one load and a branch when its block's 2 MiB region
+ * class. mmap(), mremap(), munmap(), shmat() and shmdt() also keep the list
+ * of the program's shared memory, which the tracer never writes into
+ * (shared_mappings.h). free() pays one load and a branch when its block's 2 MiB region
  * holds no lock; otherwise it asks the allocator for the block's size.
  * free(), realloc() and munmap() also check that no reader holds the memory
  * (check_rcu_free.h): one more load and a branch while no thread may be in
@@ -13,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include "lock_classes.h"
 #include "lock_instances.h"
 #include "lock_tracking.h"
@@ -22,6 +25,7 @@
 #include "next_symbol.h"
 #include "cfi_unwind.h"
 #include "check_rcu_free.h"
+#include "shared_mappings.h"
 
 /* The loader calls free(), realloc() and munmap() itself, also from inside
  * a failing dlsym(): resolved without dlsym(). */
@@ -30,6 +34,10 @@ INTERPOSE_LOADER_SAFE(realloc);
 INTERPOSE_LOADER_SAFE(munmap);
 INTERPOSE_LOADER_SAFE(mremap);
 INTERPOSE(dlclose);
+INTERPOSE_LOADER_SAFE(mmap);
+INTERPOSE_LOADER_SAFE(mmap64);
+INTERPOSE(shmat);
+INTERPOSE(shmdt);
 
 /* The block size function of the allocator that free() really calls
  * (glibc's, jemalloc's...): the one defined by the same object, or none.
@@ -134,6 +142,7 @@ int munmap(void *addr, size_t len)
 	int ret = REAL(munmap)(addr, len);
 	if (ret == 0) {
 		lock_instances_forget_range((uintptr_t)addr, (uintptr_t)addr + len);
+		shared_mappings_remove((uintptr_t)addr, (uintptr_t)addr + len);
 		if (held) {
 			int saved = errno;
 			print_rcu_object_freed(ts, CALLER_IP(), &c);
@@ -157,7 +166,59 @@ void *mremap(void *old, size_t old_size, size_t new_size, int flags, ...)
 		lock_instances_forget_range((uintptr_t)old, (uintptr_t)old + old_size);
 	else if (p == old && new_size < old_size)
 		lock_instances_forget_range((uintptr_t)old + new_size, (uintptr_t)old + old_size);
+	/* A shared mapping moved or grown is shared where it is now. */
+	if (p != MAP_FAILED && shared_mappings_overlap((uintptr_t)old, (uintptr_t)old + old_size)) {
+		if (p != old)
+			shared_mappings_remove((uintptr_t)old, (uintptr_t)old + old_size);
+		shared_mappings_add((uintptr_t)p, (uintptr_t)p + new_size);
+	}
 	return p;
+}
+
+/* MAP_SHARED and MAP_SHARED_VALIDATE: what is written there is seen by the
+ * file or by other processes. */
+static void note_mapping(void *p, size_t len, int flags)
+{
+	if (p != MAP_FAILED && (flags & MAP_TYPE) != MAP_PRIVATE)
+		shared_mappings_add((uintptr_t)p, (uintptr_t)p + len);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+{
+	void *p = REAL(mmap)(addr, len, prot, flags, fd, offset);
+	note_mapping(p, len, flags);
+	return p;
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t offset)
+{
+	void *p = REAL(mmap64)(addr, len, prot, flags, fd, offset);
+	note_mapping(p, len, flags);
+	return p;
+}
+
+void *shmat(int id, const void *addr, int flags)
+{
+	void *p = REAL(shmat)(id, addr, flags);
+	if (p != (void *)-1) {
+		int saved = errno;
+		struct shmid_ds ds;
+		/* Its size, or all of the address space when it cannot be had. */
+		if (shmctl(id, IPC_STAT, &ds) == 0)
+			shared_mappings_add((uintptr_t)p, (uintptr_t)p + ds.shm_segsz);
+		else
+			shared_mappings_add(1, UINTPTR_MAX);
+		errno = saved;
+	}
+	return p;
+}
+
+int shmdt(const void *addr)
+{
+	int ret = REAL(shmdt)(addr);
+	if (ret == 0)
+		shared_mappings_remove_at((uintptr_t)addr);
+	return ret;
 }
 
 /* ---- dlclose: the object's segments, before and after --------------------- */

@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include "mutex_class_tag.h"
 #include "lock_instances.h"
+#include "shared_mappings.h"
 
 /* Until the constructor runs: a fixed key (tags written then are voided
  * by the random one). */
@@ -19,7 +20,9 @@ uint32_t mutex_class_lookup(const pthread_mutex_t *m, uintptr_t ip, uint32_t *ge
 		if (!lock_instance_get(m, &id, generation))
 			return first;   /* not recorded (no memory): not tagged */
 	}
-	if (key && mutex_taggable(m)) {
+	/* Never into memory a file or another process sees. */
+	if (key && mutex_taggable(m) &&
+	    !shared_mappings_overlap((uintptr_t)m, (uintptr_t)m + sizeof(*m))) {
 		uint64_t value = (uint64_t)*generation << 32 | id;
 		uint64_t *tag = mutex_tag_words(m);
 		/* A reader between the two stores sees a check that does not

@@ -72,3 +72,15 @@ Test(class_tags, only_mutexes_glibc_never_lists_are_written)
 	run_free(&r);
 	run_free(&plain);
 }
+
+/* What the program shares with files or other processes is never
+ * written: a default mutex in a file mapped shared, or in a System V
+ * segment, stays as glibc leaves it. */
+Test(class_tags, nothing_is_written_into_shared_mappings)
+{
+	struct run r = tags("shared-memory-bytes", NULL);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect_eq(splat_count(r.err), 0, "%s", r.err);
+	cr_expect_str_eq(r.out, "file: zero\nshm: zero\n", "%s", r.out);
+	run_free(&r);
+}

@@ -5,7 +5,11 @@
  * into lists (robust, process-shared) are never written. Every scenario
  * nests two mutexes at a time, one held: the path that reads the cache. */
 #include "target.h"
+#include <fcntl.h>
 #include <lockdep-rcu.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <unistd.h>
 
 struct table {
 	pthread_mutex_t lock;
@@ -124,6 +128,49 @@ SCENARIO list_bytes(void)
 	printf("robust: %s\n", list_bytes_written(&robust[0]) || list_bytes_written(&robust[1]) ? "written" : "zero");
 }
 
+/* Mutexes the program keeps in memory that others see: a file mapped
+ * shared (a persistent store) and a System V shared memory segment, not
+ * marked process-shared (one process uses them). Whatever the tracer
+ * wrote there would reach the file or the segment: nothing may be. */
+static void nest_pair_in(void *mem, const char *what)
+{
+	pthread_mutex_t *m = mem;
+	pthread_mutex_init(&m[0], NULL);
+	pthread_mutex_init(&m[1], NULL);
+	for (int i = 0; i < 1000; i++)
+		nest(&m[0], &m[1]);
+	printf("%s: %s\n", what, list_bytes_written(&m[0]) || list_bytes_written(&m[1]) ? "written" : "zero");
+}
+
+SCENARIO shared_memory_bytes(void)
+{
+	char path[] = "/tmp/lockdep-rcu-class-tags.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || ftruncate(fd, 4096) != 0) {
+		perror("mkstemp");
+		exit(1);
+	}
+	void *file = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (file == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	nest_pair_in(file, "file");
+	munmap(file, 4096);
+	close(fd);
+	unlink(path);
+
+	int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+	void *seg = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+	if (seg == (void *)-1) {
+		perror("shmget/shmat");
+		exit(1);
+	}
+	nest_pair_in(seg, "shm");
+	shmdt(seg);
+	shmctl(id, IPC_RMID, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct scenario scenarios[] = {
@@ -132,6 +179,7 @@ int main(int argc, char **argv)
 		{ "ok-renamed-mutex", ok_renamed_mutex },
 		{ "bug-renamed-mutex-inverted", bug_renamed_mutex_inverted },
 		{ "list-bytes", list_bytes },
+		{ "shared-memory-bytes", shared_memory_bytes },
 		{ NULL, NULL },
 	};
 	return run_scenario(argc, argv, scenarios);
