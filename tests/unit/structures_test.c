@@ -239,3 +239,35 @@ Test(instance_pairs, churn_keeps_the_newest_and_never_invents)
 	cr_expect_eq(instance_pairs_record(p, 1, q, 1), 0);
 	cr_expect_eq(instance_pairs_record(q, 1, p, 1), 1, "a new inversion after the churn is found");
 }
+
+/* ---- the program's shared memory ranges ------------------------------------------ */
+
+#include "shared_mappings.h"
+
+/* Each test runs in a process of its own (Criterion's default): a fresh
+ * table each. */
+Test(shared_mappings, ranges_are_found_until_unmapped)
+{
+	uintptr_t base = 0x7e0000000000ul;
+	shared_mappings_add(base, base + 0x4000);
+	shared_mappings_add(base + 0x10000, base + 0x11000);
+	cr_expect(shared_mappings_overlap(base + 0x18, base + 0x40), "inside the first");
+	cr_expect(shared_mappings_overlap(base + 0x3ff0, base + 0x4010), "straddling its end");
+	cr_expect_not(shared_mappings_overlap(base + 0x4000, base + 0x4028), "just past it");
+	cr_expect(shared_mappings_overlap(base + 0x10000, base + 0x10028), "the second");
+	/* a part unmapped: the range stays (only conservative) */
+	shared_mappings_remove(base, base + 0x1000);
+	cr_expect(shared_mappings_overlap(base + 0x2000, base + 0x2028));
+	shared_mappings_remove(base, base + 0x4000);
+	cr_expect_not(shared_mappings_overlap(base + 0x2000, base + 0x2028), "unmapped whole: gone");
+	shared_mappings_remove_at(base + 0x10000);   /* shmdt */
+	cr_expect_not(shared_mappings_overlap(base + 0x10000, base + 0x10028));
+}
+
+Test(shared_mappings, a_full_table_makes_everything_shared)
+{
+	uintptr_t base = 0x7d0000000000ul;
+	for (unsigned i = 0; i <= MAX_SHARED_MAPPINGS; i++)
+		shared_mappings_add(base + i * 0x2000ul, base + i * 0x2000ul + 0x1000);
+	cr_expect(shared_mappings_overlap(0x1000, 0x1028), "no room: nothing may be written anywhere");
+}
