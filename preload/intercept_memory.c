@@ -175,11 +175,19 @@ void *mremap(void *old, size_t old_size, size_t new_size, int flags, ...)
 	return p;
 }
 
-/* MAP_SHARED and MAP_SHARED_VALIDATE: what is written there is seen by the
- * file or by other processes. */
+/* A mapping made: MAP_FIXED replaced what was there (its locks end as with
+ * munmap()); MAP_SHARED and MAP_SHARED_VALIDATE: what is written there is
+ * seen by the file or by other processes. */
 static void note_mapping(void *p, size_t len, int flags)
 {
-	if (p != MAP_FAILED && (flags & MAP_TYPE) != MAP_PRIVATE)
+	if (p == MAP_FAILED)
+		return;
+	if (flags & MAP_FIXED) {
+		int saved = errno;
+		lock_instances_forget_range((uintptr_t)p, (uintptr_t)p + len);
+		errno = saved;
+	}
+	if ((flags & MAP_TYPE) != MAP_PRIVATE)
 		shared_mappings_add((uintptr_t)p, (uintptr_t)p + len);
 }
 

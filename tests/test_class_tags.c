@@ -73,6 +73,16 @@ Test(class_tags, only_mutexes_glibc_never_lists_are_written)
 	run_free(&plain);
 }
 
+/* A mapping put over memory with mmap(MAP_FIXED) ends the locks that were
+ * there, as munmap() does. */
+Test(class_tags, a_mapping_replaced_in_place_ends_its_locks)
+{
+	expect_silent("ok-page-replaced");
+	struct run r = expect_cycle("bug-page-kept");
+	cr_expect(strstr(r.err, "buckets_new+0x"), "%s", r.err);
+	run_free(&r);
+}
+
 /* What the program shares with files or other processes is never
  * written: a default mutex in a file mapped shared, or in a System V
  * segment, stays as glibc leaves it. */

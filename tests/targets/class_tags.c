@@ -128,6 +128,34 @@ SCENARIO list_bytes(void)
 	printf("robust: %s\n", list_bytes_written(&robust[0]) || list_bytes_written(&robust[1]) ? "written" : "zero");
 }
 
+/* A page holding a table's mutex (taken before a bucket's many times) is
+ * replaced by a fresh one with mmap(MAP_FIXED); the zero mutex at the
+ * same address is a new lock, whose first use is under the bucket: no
+ * cycle. The bug: the page kept, and the same table taken under the
+ * bucket. */
+static void table_page_then_under_bucket(int replaced)
+{
+	pthread_mutex_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct bucket *b = buckets_new(1);
+	if (page == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	pthread_mutex_init(page, NULL);
+	for (int i = 0; i < 1000; i++)
+		nest(page, &b->lock);
+	if (replaced && mmap(page, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+			        page) {
+		perror("mmap");
+		exit(1);
+	}
+	nest(&b->lock, page);
+	printf("done\n");
+}
+
+SCENARIO ok_page_replaced(void) { table_page_then_under_bucket(1); }
+SCENARIO bug_page_kept(void) { table_page_then_under_bucket(0); }
+
 /* Mutexes the program keeps in memory that others see: a file mapped
  * shared (a persistent store) and a System V shared memory segment, not
  * marked process-shared (one process uses them). Whatever the tracer
@@ -180,6 +208,8 @@ int main(int argc, char **argv)
 		{ "bug-renamed-mutex-inverted", bug_renamed_mutex_inverted },
 		{ "list-bytes", list_bytes },
 		{ "shared-memory-bytes", shared_memory_bytes },
+		{ "ok-page-replaced", ok_page_replaced },
+		{ "bug-page-kept", bug_page_kept },
 		{ NULL, NULL },
 	};
 	return run_scenario(argc, argv, scenarios);
