@@ -6,12 +6,12 @@
  * by the acquisition anyway.
  *
  * The tag is a cache of the instance map, never the truth: the map's value
- * for the address (class | generation << 32) and a check word, a hash of
- * that value, the mutex's address and a per-process key. A tag whose check
+ * for the address (class | generation << 32) and a check word combining
+ * that value, the mutex's address and a per-run key. A tag whose check
  * does not match (never written, copied with its object to another
- * address, written by another process, or written before the key changed)
- * is ignored, and the map answers and writes a new one. Why a valid tag
- * stays true:
+ * address, written by another run, or written before the key changed) is
+ * ignored, and the map answers and writes a new one. Why a valid tag stays
+ * true:
  *  - pthread_mutex_init() clears all 40 bytes, and PTHREAD_MUTEX_INITIALIZER
  *    is all zero there, so a new lock at an old address starts without one;
  *  - pthread_mutex_destroy() sets the kind to -1, which is not taggable;
@@ -20,7 +20,8 @@
  *  - any other change of a live lock's class (an annotation, an unloaded
  *    library's classes) changes the key, which voids every tag at once.
  * Only mutexes of kinds that glibc never links into a list (not robust,
- * priority-inheriting, priority-protected or process-shared) are tagged.
+ * priority-inheriting, priority-protected or process-shared) are tagged,
+ * and none in memory a file or another process sees (shared_mappings.h).
  * glibc itself never reads those bytes for them; a program reading them
  * (comparing a used mutex with PTHREAD_MUTEX_INITIALIZER, say) may turn
  * this off with class_cache=0. */
@@ -35,8 +36,8 @@
  * inheritance 32, priority protection 64, process-shared 128. */
 #define MUTEX_KIND_LISTED_BITS 0xf0
 
-/* The per-process key; 0: tags off (class_cache=0). Changes voids every
- * tag (mutex_class_tags_void()). */
+/* The per-run key; 0: tags off (class_cache=0). A change voids every tag
+ * (mutex_class_tags_void()). */
 extern uint64_t mutex_tag_key;
 
 static inline int mutex_taggable(const pthread_mutex_t *m)
