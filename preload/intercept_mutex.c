@@ -110,39 +110,23 @@ static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uint
 	return ret;
 }
 
-static int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss, int usual);
+static int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss);
 
 /* pthread_mutex_lock() past the tracer's own calls. */
 static inline __attribute__((always_inline)) int mutex_lock_tracked(struct thread_state *ts, pthread_mutex_t *m,
 								    uintptr_t ip)
 {
-	/* ACQUIRE_FAST(), written out: a miss of the cache with one mutex
-	 * held goes to mutex_lock_on_one(), told whether anything unusual is
-	 * going on; holding nothing, nothing is written but the entry. The
-	 * cache is asked for a mutex that blocks when relocked (the default
-	 * type), before the mutex itself is read: a mutex of many is then
-	 * loaded while the checked path works. A recursive or error-checking
-	 * one goes to the checked path, which counts a recursive relock and
-	 * asks the cache with the type. */
-	uint32_t class_id = 0;
-	if (unlikely(acquire_unusual(ts))) {
-		struct acquire_miss miss = { 0, 0 };
-		uint32_t cached = 0;
-		int r = (ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
-			 urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1))
-				? acquire_fast_unusual(ts, m, acquire_how(HELD_MUTEX, 1), &cached, &miss)
-				: acquire_fast_signals(ts, m, acquire_how(HELD_MUTEX, 1), &cached, &miss);
-		if (!(r == 1 || (r == 2 && mutex_relock_would_block(m))))
-			return miss.key && ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss, 0)
-									       : mutex_lock_checked(m, ip, miss);
-		class_id = cached;
-	} else if (unlikely(ts->nr_locks | ts->nr_readers)) {
-		struct acquire_miss miss;
-		if (!acquire_cache_hit(ts, m, acquire_how(HELD_MUTEX, 1), 0, 0, &class_id, &miss.key, &miss.epoch) ||
-		    !mutex_relock_would_block(m))
-			return ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss, 1)
-								   : mutex_lock_checked(m, ip, miss);
-	}
+	uint32_t class_id;
+	struct acquire_miss miss;
+	/* The cache is asked for a mutex that blocks when relocked (the
+	 * default type), before the mutex itself is read: a mutex of many is
+	 * then loaded while the checked path works. A recursive or
+	 * error-checking one goes to the checked path, which counts a
+	 * recursive relock and asks the cache with the type. A miss with one
+	 * mutex held goes to mutex_lock_on_one(). */
+	if (unlikely(!ACQUIRE_FAST(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, mutex_relock_would_block(m), &miss)))
+		return miss.key && ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss)
+								       : mutex_lock_checked(m, ip, miss);
 	int ret;
 	if (likely(lock_slow_paths)) {   /* hang checks on: the default */
 		ret = REAL(pthread_mutex_trylock)(m);
@@ -165,16 +149,15 @@ static inline __attribute__((always_inline)) int mutex_lock_tracked(struct threa
  * instances of one class are recorded as a pair: what
  * lock_before_blocking_slow() does for this case, without its generality.
  * Anything else (a chain never validated, a relock) goes the general way. */
-static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss,
-							 int usual)
+static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss)
 {
 	struct thread_state *ts = thread_state();
 	struct held_lock *h = &ts->held[0];
-	/* `usual`: the wrapper found nothing unusual (acquire_unusual()).
+	/* miss.usual: the wrapper found nothing unusual (acquire_unusual()).
 	 * Else liburcu loaded is fine outside the read sides no wrapper sees
 	 * (they would be in the chain), and a signal handler installed (the
 	 * usage is recorded below); anything else is not. */
-	if (unlikely(!usual) &&
+	if (unlikely(!miss.usual) &&
 	    ((ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks) != 0 ||
 	     implicit_readers(ts)))
 		return mutex_lock_checked(m, ip, miss);

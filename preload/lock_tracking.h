@@ -192,10 +192,12 @@ static inline __attribute__((always_inline)) int acquire_checks_needed(const str
 
 /* A probe of the acquisition cache that missed, for the checked path to
  * fill in after validating instead of hashing the held entries again (key
- * 0: not probed, or probed for another `how`). */
+ * 0: not probed, or probed for another `how`), and whether it was made
+ * with nothing unusual going on (acquire_unusual() false). */
 struct acquire_miss {
 	uint64_t key;
 	uint32_t epoch;
+	uint32_t usual;
 };
 
 /* Anything that takes an acquisition off the common paths: a nesting
@@ -206,6 +208,13 @@ static inline __attribute__((always_inline)) int acquire_unusual(const struct th
 {
 	return (ts->next_subclass | (unsigned)ts->foreign_pending |
 		__atomic_load_n(&acquire_unusual_globals, __ATOMIC_RELAXED) | (ts->registered[FLAVOR_qsbr] == 1)) != 0;
+}
+
+/* Unusual for more than a signal handler installed. */
+static inline __attribute__((always_inline)) int acquire_unusual_beyond_signals(const struct thread_state *ts)
+{
+	return (ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
+		urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1)) != 0;
 }
 
 /* ACQUIRE_FAST()'s unusual cases, out of its common path. */
@@ -258,23 +267,26 @@ static __attribute__((noinline, unused)) int acquire_fast_unusual(struct thread_
  * acquisition cache may answer right here; anything else is
  * lock_before_blocking()'s, out of line. `how` is evaluated only when
  * something is held, `hit_also_if` only after a hit (the condition the
- * wrapper puts on the cache's answer). `miss` receives the probe's key and
- * epoch (key 0 when the cache was not asked), for the checked path
- * (lock_before_blocking_after()). */
+ * wrapper puts on the cache's answer). When the answer is 0, `miss` holds
+ * the probe's key and epoch (key 0 when the cache was not asked), for the
+ * checked path (lock_before_blocking_after()), and whether nothing unusual
+ * was going on (miss->usual); when it is 1, `miss` is not to be read. */
 #define ACQUIRE_FAST(ts, lock, how, class_id, hit_also_if, miss) ({                \
 	int fast_ = 1;                                                           \
 	*(class_id) = 0;                                                         \
-	(miss)->key = 0;                                                         \
-	(miss)->epoch = 0;                                                       \
 	if (unlikely(acquire_unusual(ts))) {                                     \
-		int r_ = ((ts)->next_subclass | (unsigned)(ts)->foreign_pending | \
-			  (unsigned)lock_slow_hooks | urcu_readable_flavors |     \
-			  ((ts)->registered[FLAVOR_qsbr] == 1))                   \
-			? acquire_fast_unusual(ts, lock, how, class_id, miss)    \
-			: acquire_fast_signals(ts, lock, how, class_id, miss);   \
+		/* locals: the caller's stay in registers on its fast path */   \
+		uint32_t c_ = 0;                                                 \
+		struct acquire_miss m_ = { 0, 0, 0 };                            \
+		int r_ = acquire_unusual_beyond_signals(ts)                      \
+			? acquire_fast_unusual(ts, lock, how, &c_, &m_)          \
+			: acquire_fast_signals(ts, lock, how, &c_, &m_);         \
+		*(class_id) = c_;                                                \
+		*(miss) = m_;                                                    \
 		fast_ = r_ == 1 || (r_ == 2 && (hit_also_if));                   \
 	}                                                                        \
 	else if (unlikely((ts)->nr_locks | (ts)->nr_readers)) {                  \
+		(miss)->usual = 1;                                               \
 		fast_ = acquire_cache_hit(ts, lock, how, 0, 0, class_id,         \
 					  &(miss)->key, &(miss)->epoch) &&       \
 			(hit_also_if);                                           \
