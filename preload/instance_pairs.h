@@ -7,8 +7,8 @@
  * Both orders of a pair live in the same set, chosen by the key they share:
  * two loads answer "seen in this order?" and "seen in the other?", and a
  * new pair goes in first and pushes the set's older one out (the newest
- * two stay). Recording is a few instructions and never
- * a scan: pairs among many locks rarely repeat, so most records are new.
+ * two stay). Recording is a few instructions and never a scan: pairs
+ * among many locks rarely repeat, so most records are new.
  * Forgetting costs at most a missed inversion whose first order was evicted
  * before the second came (never a false one); the cache never stops
  * recording, however many pairs a program makes. */

@@ -16,9 +16,11 @@ uint32_t mutex_class_lookup(const pthread_mutex_t *m, uintptr_t ip, uint32_t *ge
 	 * (and instance) first. */
 	uint32_t id;
 	if (!lock_instance_get(m, &id, generation)) {
-		uint32_t first = lock_class_and_generation(m, ip, generation);
-		if (!lock_instance_get(m, &id, generation))
+		uint32_t first = lock_class_first_seen(m, ip);
+		if (!lock_instance_get(m, &id, generation)) {
+			*generation = 0;
 			return first;   /* not recorded (no memory): not tagged */
+		}
 	}
 	/* Never into memory a file or another process sees. */
 	if (key && mutex_taggable(m) &&
