@@ -4,7 +4,9 @@
  * correct; the same two in both orders deadlock).
  *
  * A lossy cache, not a set: sets of two slots, four to a 64-byte line.
- * Both orders of a pair live in the same set, chosen by the key they share:
+ * Both orders of a pair live in the same set, its line chosen by the two
+ * addresses alone (prefetched before the generations are known), its place
+ * in the line by the key they share:
  * two loads answer "seen in this order?" and "seen in the other?", and a
  * new pair goes in first and pushes the set's older one out (the newest
  * two stay). Recording is a few instructions and never a scan: pairs
@@ -18,7 +20,8 @@
 #include <stdint.h>
 
 #define INSTANCE_PAIR_SLOTS_PER_BUCKET 8              /* one cache line */
-#define INSTANCE_PAIR_BUCKETS (1u << 13)              /* power of two: 2^16 pairs, 512 KiB */
+#define INSTANCE_PAIR_BUCKET_BITS 13
+#define INSTANCE_PAIR_BUCKETS (1u << INSTANCE_PAIR_BUCKET_BITS)  /* 2^16 pairs, 512 KiB */
 
 extern uint64_t instance_pair_table[INSTANCE_PAIR_BUCKETS][INSTANCE_PAIR_SLOTS_PER_BUCKET];
 
@@ -41,6 +44,15 @@ static inline uint64_t instance_pair_order_key(const void *first, uint32_t gen_f
 	return (k & ~3ull) | (uint64_t)(x > y) << 1 | 1;
 }
 
+/* The line a pair of instances is recorded in, from their addresses alone
+ * (both orders alike): known as soon as the new lock is, so it can be
+ * prefetched before the generations are read from the locks' memory. */
+static inline uint64_t *instance_pair_bucket(const void *a, const void *b)
+{
+	uint64_t x = (uint64_t)(uintptr_t)a ^ (uint64_t)(uintptr_t)b;
+	return instance_pair_table[(x * 0x9E3779B97F4A7C15ull) >> (64 - INSTANCE_PAIR_BUCKET_BITS)];
+}
+
 /* Records "`held` (instance generation gen_held) was held while `lock`
  * (gen_lock) was taken". Returns 1 when the other order of the same two
  * instances is recorded (an inversion), else 0. Lock-free; any thread, a
@@ -50,7 +62,7 @@ static inline int instance_pairs_record(const void *held, uint32_t gen_held, con
 	uint64_t forward = instance_pair_order_key(held, gen_held, lock, gen_lock);
 	/* The pair's two slots: chosen by the key, which both orders share
 	 * (bit 1 aside). */
-	uint64_t *set = &instance_pair_table[(forward >> 40) & (INSTANCE_PAIR_BUCKETS - 1)][(forward >> 58) & 6];
+	uint64_t *set = &instance_pair_bucket(held, lock)[(forward >> 58) & 6];
 	uint64_t newer = __atomic_load_n(&set[0], __ATOMIC_RELAXED);
 	uint64_t older = __atomic_load_n(&set[1], __ATOMIC_RELAXED);
 	if (__builtin_expect((newer | 2) == (forward | 2) || (older | 2) == (forward | 2), 0)) {

@@ -153,6 +153,10 @@ static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintp
 {
 	struct thread_state *ts = thread_state();
 	struct held_lock *h = &ts->held[0];
+	/* The pair's line of the pair cache, written by every thread (often
+	 * last by another core): asked for now, it arrives while the tags
+	 * and the real lock are worked on (-4 ns of ~70 per many_locks pair). */
+	__builtin_prefetch(instance_pair_bucket(h->lock, m), 1);
 	/* miss.usual: the wrapper found nothing unusual (acquire_unusual()).
 	 * Else liburcu loaded is fine outside the read sides no wrapper sees
 	 * (they would be in the chain), and a signal handler installed (the
