@@ -114,7 +114,7 @@ BENCH_PRELOAD ?= $(PRELOAD)
 BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
 BENCH_REAL_WORKDIR ?= $(BUILD)/bench-real
 
-.PHONY: all test test-deps bench bench-peers bench-real demo install clean
+.PHONY: all test test-deps bench bench-floor bench-peers bench-real demo install clean
 all: $(PRELOAD) $(TOOL)
 
 $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
@@ -198,7 +198,7 @@ $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h pre
 	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ -lcriterion
 
 TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS) \
-	$(BENCH_BINS)
+	$(BENCH_BINS) $(BUILD)/bench/floor_preload.so
 
 # LeakSanitizer stays on for our code and the tools; only Criterion's own
 # occasional leak is suppressed.
@@ -215,6 +215,11 @@ test: $(TEST_DEPS)
 $(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h
 	@mkdir -p $(@D)
 	$(CC) -O2 $(WARN) -pthread $< -o $@ $(BENCH_LIBS_$*)
+# The held-lock stack alone (make bench-floor): what knowing the held locks
+# costs, the floor under any lock-order checker's ratios.
+$(BUILD)/bench/floor_preload.so: tests/bench/floor_preload.c
+	@mkdir -p $(@D)
+	$(CC) -O2 $(WARN) -shared -fPIC $< -o $@ -ldl
 $(BUILD)/bench/tsan/%: tests/bench/%.c tests/bench/bench.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -fsanitize=thread -pthread $< -o $@ $(BENCH_LIBS_$*)
@@ -232,6 +237,11 @@ bench: $(BENCH_PRELOAD_DEP) $(BENCH_BINS) $(BUILD)/bench/symbolize_bench $(BUILD
 	tests/bench/run-deref-bench.sh --preload $(BENCH_PRELOAD) $(BUILD) || { s=$$?; [ $$status -ne 0 ] || status=$$s; }; \
 	[ $$status -eq 0 ] || echo "make bench: a part failed (first status $$status): see above" >&2; \
 	exit $$status
+
+# The same table with the floor preload in the tracer's place (its "targets"
+# say nothing about it; the ratios are the point).
+bench-floor: $(BENCH_BINS) $(BUILD)/bench/floor_preload.so
+	-tests/bench/run-bench.sh --preload $(abspath $(BUILD)/bench/floor_preload.so) $(BUILD)
 
 # ThreadSanitizer binaries only where the compiler can link them; the script
 # says which peer it skipped and why.

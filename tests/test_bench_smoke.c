@@ -95,3 +95,38 @@ Test(bench_smoke, free_cost)
 	const struct phase phases[] = { { "nolock", 20000 }, { "lock", 20000 }, { NULL, 0 } };
 	smoke("free_cost", args, phases);
 }
+
+/* make bench-floor's preload (tests/bench/floor_preload.c) in the tracer's
+ * place: the two mutex workloads still run to the end under it, and it says
+ * nothing. */
+static void smoke_floor(const char *workload, const char *const args[], const struct phase *phases)
+{
+	char env_preload[4200], path[4096], *argv[8];
+	snprintf(env_preload, sizeof(env_preload), "LD_PRELOAD=%s", build_path("bench/floor_preload.so"));
+	snprintf(path, sizeof(path), "%s", build_path("bench/"));
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s", workload);
+	int n = 0;
+	argv[n++] = "/usr/bin/env";
+	argv[n++] = env_preload;
+	argv[n++] = path;
+	for (int i = 0; args[i] && n < 7; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	struct run_options o = { .preload = 0, .timeout = 20 };
+	struct run r = run_program(argv, &o);
+	cr_expect_eq(r.exit_code, 0, "%s under the floor preload: exit %d, signal %d\n%s", workload, r.exit_code,
+		     r.signal, r.err);
+	cr_expect_str_empty(r.err, "%s under the floor preload: stderr:\n%s", workload, r.err);
+	expect_phases(workload, r.out, phases);
+	run_free(&r);
+}
+
+Test(bench_smoke, floor_preload)
+{
+	const char *const lock_heavy_args[] = { "1000", NULL };
+	const struct phase lock_heavy_phases[] = { { "lock", 2000 }, { NULL, 0 } };
+	smoke_floor("lock_heavy", lock_heavy_args, lock_heavy_phases);
+	const char *const many_locks_args[] = { "2000", "5000", NULL };
+	const struct phase many_locks_phases[] = { { "create", 5000 }, { "lock-2k", 4000 }, { "lock", 4000 }, { NULL, 0 } };
+	smoke_floor("many_locks", many_locks_args, many_locks_phases);
+}
