@@ -38,6 +38,7 @@
 #include "report.h"
 #include "stack_depot.h"
 #include "symbolize.h"
+#include "tracer_sort.h"
 
 static char path_template[LOG_PATH_MAX + 4096];
 static pid_t loading_pid;
@@ -112,10 +113,62 @@ static void class_label(uint32_t class_id, char *buf, size_t size)
 	escape(name, buf, size);
 }
 
+/* DOT names a node by its label, so two classes that print alike (two
+ * keys given one name, two init sites that symbolize alike) would be drawn
+ * as one node, with edges between them that no class has. As kernel
+ * lockdep numbers classes sharing a name ("name#2"), the later ones (by
+ * class id: the order they were made) get "#N". */
+struct node_name {
+	uint64_t hash;          /* of the label: equal labels, equal hashes */
+	uint32_t class_id;
+};
+
+static uint64_t label_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static int node_name_compare(const void *a, const void *b)
+{
+	const struct node_name *x = a, *y = b;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->class_id < y->class_id ? -1 : x->class_id > y->class_id;
+}
+
+/* The graph's nodes: *version[class] is 1 for the first class of a label,
+ * 2 for the next... (0 for a class not in the graph). */
+static void number_names(uint32_t *nodes, size_t n, struct node_name *names, uint16_t *version)
+{
+	for (size_t i = 0; i < n; i++) {
+		char label[600];
+		class_label(nodes[i], label, sizeof(label));
+		names[i] = (struct node_name){ label_hash(label), nodes[i] };
+	}
+	tracer_sort(names, n, sizeof(*names), node_name_compare);
+	for (size_t i = 0; i < n; i++)
+		version[names[i].class_id] = i && names[i - 1].hash == names[i].hash
+			? (uint16_t)(version[names[i - 1].class_id] + 1) : 1;
+}
+
+static const uint16_t *name_version;
+
+static void node_label(uint32_t class_id, char *buf, size_t size)
+{
+	class_label(class_id, buf, size);
+	if (name_version && name_version[class_id] > 1) {
+		size_t len = strlen(buf);
+		snprintf(buf + len, size - len, "#%u", name_version[class_id]);
+	}
+}
+
 static void print_node(uint32_t class_id)
 {
 	char name[600];
-	class_label(class_id, name, sizeof(name));
+	node_label(class_id, name, sizeof(name));
 	switch (lock_classes[class_id].key_kind) {
 	case CLASS_RCU_FLAVOR:
 		out_printf("\t\"%s\" [kind=\"rcu\", shape=ellipse, style=filled, fillcolor=\"#cfe2ff\"];\n", name);
@@ -156,7 +209,10 @@ static void edge_site(uint32_t stack, char *site, size_t site_size, char *label,
 struct dump_job {
 	struct dependency_view *edges;
 	size_t n;
-	uint8_t *seen;   /* [lock_classes_count()] */
+	uint8_t *seen;             /* [MAX_LOCK_CLASSES] */
+	uint16_t *version;         /* [MAX_LOCK_CLASSES] */
+	uint32_t *nodes;           /* [MAX_LOCK_CLASSES]: the classes in the graph */
+	struct node_name *names;   /* [MAX_LOCK_CLASSES] */
 };
 
 static void print_graph(void *arg)
@@ -168,19 +224,24 @@ static void print_graph(void *arg)
 	out_printf("digraph lockdep {\n");
 	out_printf("\tgraph [label=\"lockdep-rcu %s: %s (pid %d)\"];\n", LOCKDEP_RCU_VERSION, label, (int)getpid());
 	out_printf("\tnode [shape=box, fontname=\"monospace\"];\n");
+	size_t nodes = 0;
 	for (size_t i = 0; i < job->n; i++) {
 		uint32_t ends[2] = { job->edges[i].from, job->edges[i].to };
 		for (int k = 0; k < 2; k++)
 			if (!job->seen[ends[k]]) {
 				job->seen[ends[k]] = 1;
-				print_node(ends[k]);
+				job->nodes[nodes++] = ends[k];
 			}
 	}
+	number_names(job->nodes, nodes, job->names, job->version);
+	name_version = job->version;
+	for (size_t i = 0; i < nodes; i++)
+		print_node(job->nodes[i]);
 	for (size_t i = 0; i < job->n; i++) {
 		const struct dependency_view *e = &job->edges[i];
 		char from[600], to[600], site[1200], where[600];
-		class_label(e->from, from, sizeof(from));
-		class_label(e->to, to, sizeof(to));
+		node_label(e->from, from, sizeof(from));
+		node_label(e->to, to, sizeof(to));
 		edge_site(e->stack, site, sizeof(site), where, sizeof(where));
 		out_printf("\t\"%s\" -> \"%s\" [site=\"%s\", label=\"%s\"%s%s%s%s];\n", from, to, site, where,
 			   e->in_reported_cycle ? ", color=\"red\", penwidth=2, cycle=1" : "",
@@ -190,6 +251,7 @@ static void print_graph(void *arg)
 	}
 	out_printf("}\n");
 	out_flush();
+	name_version = NULL;
 }
 
 static void expand(char *buf, size_t size)
@@ -214,13 +276,24 @@ void graph_dump_write(void)
 	if (!strstr(path_template, "%p") && getpid() != loading_pid)
 		return;
 	size_t edges_size = sizeof(struct dependency_view) * MAX_LOCKDEP_EDGES;
+	size_t names_size = sizeof(struct node_name) * MAX_LOCK_CLASSES;
+	size_t nodes_size = sizeof(uint32_t) * MAX_LOCK_CLASSES;
+	size_t version_size = sizeof(uint16_t) * MAX_LOCK_CLASSES;
 	size_t seen_size = MAX_LOCK_CLASSES;
-	void *edges = mmap(NULL, edges_size + seen_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (edges == MAP_FAILED)
+	size_t total = edges_size + names_size + nodes_size + version_size + seen_size;
+	char *memory = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (memory == MAP_FAILED)
 		return;
 	struct thread_state *ts = thread_state();
 	tracer_enter(ts);
-	struct dump_job job = { edges, 0, (uint8_t *)edges + edges_size };
+	/* Largest alignment first: every part stays aligned. */
+	struct dump_job job = {
+		.edges = (struct dependency_view *)memory,
+		.names = (struct node_name *)(memory + edges_size),
+		.nodes = (uint32_t *)(memory + edges_size + names_size),
+		.version = (uint16_t *)(memory + edges_size + names_size + nodes_size),
+		.seen = (uint8_t *)(memory + edges_size + names_size + nodes_size + version_size),
+	};
 	job.n = lock_graph_snapshot(ts, job.edges, MAX_LOCKDEP_EDGES);
 	char path[sizeof(path_template) + 16];
 	expand(path, sizeof(path));
@@ -238,5 +311,5 @@ void graph_dump_write(void)
 	}
 	errno = saved_errno;
 	tracer_leave(ts);
-	munmap(edges, edges_size + seen_size);
+	munmap(memory, total);
 }

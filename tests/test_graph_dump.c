@@ -110,6 +110,25 @@ Test(graph_dump, grace_period_waits_dashed_and_rcu_flavors_shaped)
 	cli_remove_dir(dir);
 }
 
+/* Two classes with one name are two nodes (DOT identifies a node by its
+ * name: one node would draw conn_lock -> cache_lock -> conn_lock, a cycle
+ * that is not one). The later class is "conn_lock#2", as kernel lockdep
+ * numbers classes that share a name. */
+Test(graph_dump, classes_sharing_a_name_stay_apart)
+{
+	char *dir;
+	char *dot = graph_of("lock_annotations", "same-name-two-classes", &dir);
+	cr_assert(dot, "no graph written");
+	cr_expect(strstr(dot, "\t\"conn_lock\" [kind=\"lock\"];\n"), "%s", dot);
+	cr_expect(strstr(dot, "\t\"conn_lock#2\" [kind=\"lock\"];\n"), "%s", dot);
+	char edges[1024];
+	edges_of(dot, edges, sizeof(edges));
+	cr_expect_str_eq(edges, "conn_lock->cache_lock cache_lock->conn_lock#2", "%s", dot);
+	cr_expect(!strstr(dot, "cycle=1"), "%s", dot);
+	free(dot);
+	cli_remove_dir(dir);
+}
+
 /* A program with no nested locks writes an empty graph, still valid DOT;
  * without the option nothing is written. */
 Test(graph_dump, empty_graph_and_off_by_default)
