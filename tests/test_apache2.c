@@ -7,7 +7,7 @@
  * child, and the tracer must stay silent: these mutexes are taken in no
  * deadlocking order.
  *
- * fails today: (1) each child reports a "possible circular locking
+ * Failed on the first release (passes since the fixes the findings list): (1) each child reports a "possible circular locking
  * dependency" between the class of every apr_thread_mutex_create() mutex and
  * the class of every process-shared mutex made inside libapr: the request's
  * invoke mutex held while mod_cache_socache takes its socache mutex, and

@@ -5,7 +5,7 @@
  * command must work as without the preload, the daemon must exit 0 with the
  * same descriptors, and the tracer must stay silent.
  *
- * fails today: (1) the run-as worker of lttng-sessiond and the one of
+ * Failed on the first release (passes since the fixes the findings list): (1) the run-as worker of lttng-sessiond and the one of
  * lttng-consumerd each report "still has locks held!" when they exit: both
  * are forked while the forking thread holds the run-as worker lock, so the
  * child starts with a copy of that lock held, which it never touches (idiom:

@@ -5,7 +5,7 @@
  * with perturb=1 (seeded delays at lock operations), which must change
  * timing only.
  *
- * fails today: (1) the tracer's libunwind pipe takes descriptors 3 and 4.
+ * Failed on the first release (passes since the fixes the findings list): (1) the tracer's libunwind pipe takes descriptors 3 and 4.
  * (2) with perturb=1, seeds 1 and 2 (3 of seeds 1..5), named crashes with
  * SIGSEGV at startup: a new isc-net thread's first mallocx() takes a jemalloc
  * mutex, the tracer records the new lock-order edge with a backtrace,

@@ -4,7 +4,7 @@
  * its own exit status 0 after SHUTDOWN, the same descriptors, and the tracer
  * must stay silent.
  *
- * fails today: (1) SHUTDOWN calls exit() on the main thread while it holds
+ * Failed on the first release (passes since the fixes the findings list): (1) SHUTDOWN calls exit() on the main thread while it holds
  * the module GIL (held by design whenever the main thread runs commands) and
  * an io_threads_mutex (held by design to park the I/O threads): the tracer
  * prints "still has locks held!" at exit and turns redis's exit status 0

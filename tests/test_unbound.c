@@ -5,7 +5,7 @@
  * exit exactly as without the preload, with the same descriptors, and the
  * tracer must stay silent: unbound has no lock-order bug here.
  *
- * fails today: (1) a "possible circular locking dependency" at shutdown
+ * Failed on the first release (passes since the fixes the findings list): (1) a "possible circular locking dependency" at shutdown
  * between unbound's lruhash table/bin spinlocks and its hash-entry rwlocks:
  * every cache's table lock is one class (one init site), so the table lock of
  * one cache taken before an entry of another looks like a cycle (generic

@@ -6,7 +6,7 @@
  * descriptors in the manager and the cache child, and the tracer must stay
  * silent.
  *
- * fails today: (1) every process varnishd forks (the VCC compiler run by
+ * Failed on the first release (passes since the fixes the findings list): (1) every process varnishd forks (the VCC compiler run by
  * VSUB_run(), the cache child) reports "still has locks held!" at exit():
  * jemalloc's fork handlers lock its ~55 arena mutexes in the parent and
  * re-initialize them in the child, so the child seems to hold them; the

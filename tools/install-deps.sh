@@ -25,6 +25,7 @@ packages=(
 	nginx
 	lttng-tools
 	glusterfs-server
+	mariadb-server mariadb-client sysbench
 )
 
 missing=()
