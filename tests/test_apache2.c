@@ -7,15 +7,16 @@
  * child, and the tracer must stay silent: these mutexes are taken in no
  * deadlocking order.
  *
- * Failed on the first release (passes since the fixes the findings list): (1) each child reports a "possible circular locking
- * dependency" between the class of every apr_thread_mutex_create() mutex and
- * the class of every process-shared mutex made inside libapr: the request's
- * invoke mutex held while mod_cache_socache takes its socache mutex, and
- * mod_proxy's global mutex held while an allocator mutex is taken at child
- * init: four different locks, two generic constructors.  (2) the tracer's
- * libunwind pipe takes descriptors 3 and 4 in the parent and the children,
- * and after a report a child keeps 8 more open (ELF files opened for
- * symbolization, and the log).  See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * Failed on the first release (passes since the fixes the findings list): (1)
+ * each child reports a "possible circular locking dependency" between the
+ * class of every apr_thread_mutex_create() mutex and the class of every
+ * process-shared mutex made inside libapr: the request's invoke mutex held
+ * while mod_cache_socache takes its socache mutex, and mod_proxy's global
+ * mutex held while an allocator mutex is taken at child init: four different
+ * locks, two generic constructors.  (2) the tracer's libunwind pipe takes
+ * descriptors 3 and 4 in the parent and the children, and after a report a
+ * child keeps 8 more open (ELF files opened for symbolization, and the log).
+ * See tests/REAL-PROGRAMS-FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

@@ -6,12 +6,13 @@
  * (15, from cleanup_and_exit(SIGTERM)) and the same descriptors, and the
  * tracer must stay silent.
  *
- * Failed on the first release (passes since the fixes the findings list): (1) glusterd's signal thread handles SIGTERM in
- * cleanup_and_exit(), which takes the context's cleanup lock and calls
- * exit() with it held, so that no second thread runs the cleanup: the tracer
- * prints "still has locks held!" and turns the status 15 into 66 (idiom:
- * exit() holding a lock).  (2) the tracer's libunwind pipe: two more
- * descriptors.  See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * Failed on the first release (passes since the fixes the findings list): (1)
+ * glusterd's signal thread handles SIGTERM in cleanup_and_exit(), which takes
+ * the context's cleanup lock and calls exit() with it held, so that no second
+ * thread runs the cleanup: the tracer prints "still has locks held!" and
+ * turns the status 15 into 66 (idiom: exit() holding a lock).  (2) the
+ * tracer's libunwind pipe: two more descriptors.  See tests/REAL-PROGRAMS-
+ * FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

@@ -5,13 +5,14 @@
  * command must work as without the preload, the daemon must exit 0 with the
  * same descriptors, and the tracer must stay silent.
  *
- * Failed on the first release (passes since the fixes the findings list): (1) the run-as worker of lttng-sessiond and the one of
- * lttng-consumerd each report "still has locks held!" when they exit: both
- * are forked while the forking thread holds the run-as worker lock, so the
- * child starts with a copy of that lock held, which it never touches (idiom:
- * a child of fork() inheriting held locks); the reports' Call Trace is also
- * empty.  (2) the tracer's libunwind pipe: two more descriptors.
- * See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * Failed on the first release (passes since the fixes the findings list): (1)
+ * the run-as worker of lttng-sessiond and the one of lttng-consumerd each
+ * report "still has locks held!" when they exit: both are forked while the
+ * forking thread holds the run-as worker lock, so the child starts with a
+ * copy of that lock held, which it never touches (idiom: a child of fork()
+ * inheriting held locks); the reports' Call Trace is also empty.  (2) the
+ * tracer's libunwind pipe: two more descriptors. See tests/REAL-PROGRAMS-
+ * FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

@@ -4,8 +4,9 @@
  * answer and exit exactly as without the preload, with the same
  * descriptors, and the tracer must stay silent.
  *
- * Failed on the first release (passes since the fixes the findings list): the tracer's libunwind pipe: two more descriptors.
- * See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * Failed on the first release (passes since the fixes the findings list): the
+ * tracer's libunwind pipe: two more descriptors. See tests/REAL-PROGRAMS-
+ * FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

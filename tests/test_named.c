@@ -5,13 +5,14 @@
  * with perturb=1 (seeded delays at lock operations), which must change
  * timing only.
  *
- * Failed on the first release (passes since the fixes the findings list): (1) the tracer's libunwind pipe takes descriptors 3 and 4.
- * (2) with perturb=1, seeds 1 and 2 (3 of seeds 1..5), named crashes with
- * SIGSEGV at startup: a new isc-net thread's first mallocx() takes a jemalloc
- * mutex, the tracer records the new lock-order edge with a backtrace,
- * libunwind's first touch of its own TLS (it is dlopen()ed) goes through
- * __tls_get_addr() -> malloc(), which re-enters jemalloc half set up.
- * See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * Failed on the first release (passes since the fixes the findings list): (1)
+ * the tracer's libunwind pipe takes descriptors 3 and 4. (2) with perturb=1,
+ * seeds 1 and 2 (3 of seeds 1..5), named crashes with SIGSEGV at startup: a
+ * new isc-net thread's first mallocx() takes a jemalloc mutex, the tracer
+ * records the new lock-order edge with a backtrace, libunwind's first touch
+ * of its own TLS (it is dlopen()ed) goes through __tls_get_addr() ->
+ * malloc(), which re-enters jemalloc half set up. See tests/REAL-PROGRAMS-
+ * FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

@@ -3,8 +3,9 @@
  * It must serve and exit exactly as without the preload, with the same
  * descriptors in the master and a worker, and the tracer must stay silent.
  *
- * Failed on the first release (passes since the fixes the findings list): the tracer's libunwind pipe: two more descriptors in the
- * master and in each worker.  See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * Failed on the first release (passes since the fixes the findings list): the
+ * tracer's libunwind pipe: two more descriptors in the master and in each
+ * worker.  See tests/REAL-PROGRAMS-FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

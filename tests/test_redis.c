@@ -4,13 +4,14 @@
  * its own exit status 0 after SHUTDOWN, the same descriptors, and the tracer
  * must stay silent.
  *
- * Failed on the first release (passes since the fixes the findings list): (1) SHUTDOWN calls exit() on the main thread while it holds
- * the module GIL (held by design whenever the main thread runs commands) and
- * an io_threads_mutex (held by design to park the I/O threads): the tracer
- * prints "still has locks held!" at exit and turns redis's exit status 0
- * into 66 (idiom: exit() holding locks, harmless since the process ends).
- * (2) the tracer's libunwind pipe (two more descriptors) and its open log.
- * See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * Failed on the first release (passes since the fixes the findings list): (1)
+ * SHUTDOWN calls exit() on the main thread while it holds the module GIL
+ * (held by design whenever the main thread runs commands) and an
+ * io_threads_mutex (held by design to park the I/O threads): the tracer
+ * prints "still has locks held!" at exit and turns redis's exit status 0 into
+ * 66 (idiom: exit() holding locks, harmless since the process ends). (2) the
+ * tracer's libunwind pipe (two more descriptors) and its open log. See
+ * tests/REAL-PROGRAMS-FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

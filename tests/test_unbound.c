@@ -5,13 +5,14 @@
  * exit exactly as without the preload, with the same descriptors, and the
  * tracer must stay silent: unbound has no lock-order bug here.
  *
- * Failed on the first release (passes since the fixes the findings list): (1) a "possible circular locking dependency" at shutdown
- * between unbound's lruhash table/bin spinlocks and its hash-entry rwlocks:
- * every cache's table lock is one class (one init site), so the table lock of
- * one cache taken before an entry of another looks like a cycle (generic
- * lock constructor); the report also turns unbound's exit status 0 into 66.
- * (2) the tracer's libunwind pipe takes descriptors 3 and 4 in unbound.
- * See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * Failed on the first release (passes since the fixes the findings list): (1)
+ * a "possible circular locking dependency" at shutdown between unbound's
+ * lruhash table/bin spinlocks and its hash-entry rwlocks: every cache's table
+ * lock is one class (one init site), so the table lock of one cache taken
+ * before an entry of another looks like a cycle (generic lock constructor);
+ * the report also turns unbound's exit status 0 into 66. (2) the tracer's
+ * libunwind pipe takes descriptors 3 and 4 in unbound. See tests/REAL-
+ * PROGRAMS-FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

@@ -6,15 +6,16 @@
  * descriptors in the manager and the cache child, and the tracer must stay
  * silent.
  *
- * Failed on the first release (passes since the fixes the findings list): (1) every process varnishd forks (the VCC compiler run by
- * VSUB_run(), the cache child) reports "still has locks held!" at exit():
- * jemalloc's fork handlers lock its ~55 arena mutexes in the parent and
- * re-initialize them in the child, so the child seems to hold them; the
- * tracer's exit status 66 then makes the VCL compilation fail and varnishd
- * exits 2 at startup.  (2) with exitcode=0, the cache child cannot listen
- * ("Socket operation on non-socket"): the manager closed the tracer's
- * libunwind pipe and bound its socket on that descriptor, which libunwind
- * then closes and replaces by a pipe.  See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * Failed on the first release (passes since the fixes the findings list): (1)
+ * every process varnishd forks (the VCC compiler run by VSUB_run(), the cache
+ * child) reports "still has locks held!" at exit(): jemalloc's fork handlers
+ * lock its ~55 arena mutexes in the parent and re-initialize them in the
+ * child, so the child seems to hold them; the tracer's exit status 66 then
+ * makes the VCL compilation fail and varnishd exits 2 at startup.  (2) with
+ * exitcode=0, the cache child cannot listen ("Socket operation on non-
+ * socket"): the manager closed the tracer's libunwind pipe and bound its
+ * socket on that descriptor, which libunwind then closes and replaces by a
+ * pipe.  See tests/REAL-PROGRAMS-FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"
