@@ -11,8 +11,8 @@
  * the context's cleanup lock and calls exit() with it held, so that no second
  * thread runs the cleanup: the tracer prints "still has locks held!" and
  * turns the status 15 into 66 (idiom: exit() holding a lock).  (2) the
- * tracer's libunwind pipe: two more descriptors.  See tests/REAL-PROGRAMS-
- * FINDINGS.md. */
+ * tracer's libunwind pipe: two more descriptors.  See
+ * tests/REAL-PROGRAMS-FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

@@ -11,8 +11,8 @@
  * forking thread holds the run-as worker lock, so the child starts with a
  * copy of that lock held, which it never touches (idiom: a child of fork()
  * inheriting held locks); the reports' Call Trace is also empty.  (2) the
- * tracer's libunwind pipe: two more descriptors. See tests/REAL-PROGRAMS-
- * FINDINGS.md. */
+ * tracer's libunwind pipe: two more descriptors. See
+ * tests/REAL-PROGRAMS-FINDINGS.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"
