@@ -13,6 +13,8 @@
 #include "lock_classes.h"
 #include "lock_tracking.h"
 #include "thread_registry.h"
+#include "orphaned_locks.h"
+#include "lock_instances.h"
 #include <unistd.h>
 
 __thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("initial-exec")));
@@ -271,9 +273,17 @@ static void print_bad_unlock_body(struct thread_state *ts, void *arg)
 
 static void print_bad_unlock(struct thread_state *ts, struct lock_event *e)
 {
-	if (!report_site_once(REPORT_BAD_UNLOCK, e->ip))
+	/* A lock released by another thread than its taker, as the C library
+	 * lets it be: the class's locks are used as semaphores, one design
+	 * choice, told once per class (at whichever site comes first); a
+	 * release of a lock nobody holds, once per site. A class id (below
+	 * 65536) is never the address of code, so the two keys never meet. */
+	uint32_t class_id = e->holder_tid && e->holder_released ? lock_class_peek(e->lock) : 0;
+	uintptr_t once_key = class_id ? class_id : e->ip;
+	if (!report_site_once(REPORT_BAD_UNLOCK, once_key))
 		return;
-	report_emit(ts, REPORT_BAD_UNLOCK, e->ip, "WARNING: bad unlock balance detected!", print_bad_unlock_body, e);
+	report_emit_keyed(ts, REPORT_BAD_UNLOCK, e->ip, once_key, "WARNING: bad unlock balance detected!",
+			  print_bad_unlock_body, e);
 }
 
 void print_bad_unlock_balance(struct thread_state *ts, uintptr_t ip, const void *lock,
@@ -362,7 +372,21 @@ void lock_release_unheld(struct thread_state *ts, const void *lock, unsigned kin
 	struct holder_search s = { lock, kind_mask, foreign_release_succeeds(lock, kind_mask), 0, 0 };
 	tracer_enter(ts);
 	thread_registry_find(ts, holds_lock, &s);
+	/* A lock its taker ended holding, of a class already told to be used
+	 * as a semaphore (orphaned_locks.h): that same idiom again, whose
+	 * report was made for the class. (With a live holder, an orphan of
+	 * the lock from before is old news: dropped alike.) */
+	int orphaned = orphaned_lock_take(lock, lock_instance_generation(lock)) && !s.tid;
+	if (s.tid && s.post) {
+		/* Its class's locks are handed between threads: a taker that
+		 * ends holding one leaves it to another. */
+		uint32_t class_id = lock_class_of(lock, s.ip);
+		if (class_id)
+			__atomic_store_n(&lock_classes[class_id].handed_off, 1, __ATOMIC_RELAXED);
+	}
 	tracer_leave(ts);
+	if (orphaned)
+		return;
 	struct lock_event e = { .ip = ip, .lock = lock, .type_name = type_name, .holder_tid = s.tid,
 				.holder_ip = s.ip, .holder_released = s.post };
 	print_bad_unlock(ts, &e);
@@ -439,13 +463,41 @@ static void print_locks_held_body(struct thread_state *ts, void *arg)
 	report_backtrace();
 }
 
-/* The innermost entry that this thread took itself (not inherited). */
-static int innermost_own_entry(const struct thread_state *ts)
+/* A lock this thread took and ends holding that another thread may
+ * release: its class's locks have been handed between threads, and the C
+ * library lets a thread that did not take it release it. Kept as an
+ * orphan (orphaned_locks.h) instead of being reported; 0 when it is not
+ * such a lock, or the orphan table is full. */
+static int leave_to_another_thread(struct thread_state *ts, struct held_lock *h)
 {
-	for (int i = (int)ts->depth - 1; i >= 0; i--)
-		if (ts->held[i].kind != HELD_NONE && !held_is_inherited(&ts->held[i]))
-			return i;
-	return -1;
+	if (h->kind == HELD_NONE || h->kind == HELD_RCU_READ ||
+	    !foreign_release_succeeds(h->lock, KIND_BIT(h->kind)))
+		return 0;
+	tracer_enter(ts);
+	uint32_t class_id = held_class(h);
+	int kept = 0;
+	if (class_id && __atomic_load_n(&lock_classes[class_id].handed_off, __ATOMIC_RELAXED)) {
+		kept = orphaned_lock_add(h->lock, lock_instance_generation(h->lock));
+	}
+	tracer_leave(ts);
+	return kept;
+}
+
+/* The innermost entry that this thread took itself (not inherited) and
+ * leaves unreleased: locks of the semaphore idiom are left to the thread
+ * that releases them. */
+static int innermost_own_entry(struct thread_state *ts)
+{
+	int innermost = -1;
+	for (int i = (int)ts->depth - 1; i >= 0; i--) {
+		if (ts->held[i].kind == HELD_NONE || held_is_inherited(&ts->held[i]))
+			continue;
+		if (leave_to_another_thread(ts, &ts->held[i]))
+			continue;
+		if (innermost < 0)
+			innermost = i;
+	}
+	return innermost;
 }
 
 void check_locks_held_at_thread_end(struct thread_state *ts)

@@ -45,6 +45,8 @@ struct lock_class {
 	uint8_t nr_callers;    /* site classes: callers that key it */
 	uint8_t urcu_internal; /* site classes: made inside liburcu's libraries
 				  (the lock-free hash table's resize mutex) */
+	uint8_t handed_off;    /* one of its locks was released by a thread that
+				  did not take it (orphaned_locks.h) */
 	const char *name;      /* CLASS_NAMED only: the annotation's string */
 	uintptr_t first_instance;    /* site classes: the first lock; when it is a
 					static variable, the class is named after

@@ -544,9 +544,15 @@ static void build_report(void *p)
 void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site, const char *title,
 		 void (*body)(struct thread_state *, void *), void *arg)
 {
+	report_emit_keyed(ts, kind, site, site, title, body, arg);
+}
+
+void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t site, uintptr_t once_key,
+		       const char *title, void (*body)(struct thread_state *, void *), void *arg)
+{
 	int saved_errno = errno;
 	tracer_enter(ts);
-	if (!site)
+	if (!once_key)
 		in_flight_begin();
 	if (!tracer_lock_acquire(&report_lock, ts)) {
 		/* A signal handler interrupted this thread's own report (or its
@@ -577,8 +583,8 @@ void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site,
 		_exit(tracer_options.exitcode ? tracer_options.exitcode : 1);
 	}
 out:
-	if (site)
-		report_site_written(kind, site);
+	if (once_key)
+		report_site_written(kind, once_key);
 	in_flight_end();
 	tracer_leave(ts);
 	errno = saved_errno;

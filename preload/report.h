@@ -55,6 +55,12 @@ int report_site_once(enum report_kind kind, uintptr_t site);
 void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site, const char *title,
 		 void (*body)(struct thread_state *ts, void *arg), void *arg);
 
+/* The same for a report told once per something else than its site (a
+ * lock class): once_key is what report_site_once() was given, site still
+ * the code address the report's record names. */
+void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t site, uintptr_t once_key,
+		       const char *title, void (*body)(struct thread_state *ts, void *arg), void *arg);
+
 /* Runs fn(arg) with the symbolizer to itself: under the report lock, on the
  * tracer's stack (the symbolizer's only lock). Inside a report body it runs
  * fn at once. Returns 0 without running fn when this thread holds the

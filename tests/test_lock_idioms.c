@@ -93,3 +93,38 @@ Test(lock_idioms, mutex_used_as_a_semaphore_is_one_report_naming_both_threads)
 	cr_expect(strstr(r.out, "done\n"));
 	run_free(&r);
 }
+
+/* xfs_repair's prefetch threads end holding buffers they locked, which the
+ * main thread releases after they are gone: the same idiom, told once for
+ * the lock's class, at whichever release came first; the taker's end is no
+ * leak and the late release no second report. */
+Test(lock_idioms, a_semaphore_whose_taker_ends_holding_it_is_still_one_report)
+{
+	struct run r = idiom("bug-mutex-as-semaphore-taker-ends");
+	cr_expect_eq(splat_count(r.err), 1, "one report:\n%s", r.err);
+	cr_expect(strstr(r.err, "The lock is held by another thread, "), "%s", r.err);
+	cr_expect_not(strstr(r.err, "still has locks held"), "%s", r.err);
+	cr_expect(strstr(r.out, "done\n"));
+	run_free(&r);
+}
+
+/* Twins: what the hand-offs must not hide. A lock of another class that a
+ * thread ends holding and nobody releases is a leak; a release of the
+ * handed-off lock when nobody holds it is a bad unlock. */
+Test(lock_idioms, handoffs_hide_neither_a_leak_of_another_class_nor_an_unheld_release)
+{
+	struct run r = idiom("bug-leak-after-handoffs");
+	cr_expect_eq(splat_count(r.err), 2, "%s", r.err);
+	cr_expect_eq(count_of(r.err, "still has locks held!"), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "(config_lock){mutex}"), "the leaked lock:\n%s", r.err);
+	run_free(&r);
+
+	r = idiom("bug-unheld-release-after-handoffs");
+	cr_expect_eq(splat_count(r.err), 2, "%s", r.err);
+	cr_expect_eq(count_of(r.err, "WARNING: bad unlock balance detected!"), 2, "%s", r.err);
+	char site[128];
+	snprintf(site, sizeof(site), "lock_idioms.c:%d\nbut there are no more locks to release!",
+		 target_site_line(&r, 2));
+	cr_expect(strstr(r.err, site), "the unheld release, %s:\n%s", site, r.err);
+	run_free(&r);
+}

@@ -204,9 +204,12 @@ static pthread_mutex_t handoff = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t handoff_cond = PTHREAD_COND_INITIALIZER;
 static int buffer_taken;   /* 1: the reader took buffer_lock for the writer to release */
 
+/* arg non-NULL: after its rounds the reader takes buffer_lock once more
+ * and ends, leaving the release to the writer (xfs_repair's prefetch
+ * threads end so: the buffers they locked are released by the main
+ * thread after they are gone). */
 static void *buffer_reader(void *arg)
 {
-	(void)arg;
 	for (int i = 0; i < 100; i++) {
 		pthread_mutex_lock(&buffer_lock);   /* taken here, released by the writer */
 		pthread_mutex_lock(&handoff);
@@ -216,13 +219,15 @@ static void *buffer_reader(void *arg)
 			pthread_cond_wait(&handoff_cond, &handoff);
 		pthread_mutex_unlock(&handoff);
 	}
+	if (arg)
+		pthread_mutex_lock(&buffer_lock);
 	return NULL;
 }
 
-SCENARIO bug_mutex_as_semaphore(void)
+static void handoff_rounds(void *end_holding)
 {
 	pthread_t reader;
-	pthread_create(&reader, NULL, buffer_reader, NULL);
+	pthread_create(&reader, NULL, buffer_reader, end_holding);
 	printf("site %d\n", __LINE__ + 6);
 	for (int i = 0; i < 100; i++) {
 		pthread_mutex_lock(&handoff);
@@ -236,6 +241,52 @@ SCENARIO bug_mutex_as_semaphore(void)
 		pthread_mutex_unlock(&handoff);
 	}
 	pthread_join(reader, NULL);
+}
+
+SCENARIO bug_mutex_as_semaphore(void)
+{
+	handoff_rounds(NULL);
+	printf("done\n");
+}
+
+/* The reader ends holding the buffer lock it took for the writer, which
+ * releases it after the join: the same idiom, still one report. */
+SCENARIO bug_mutex_as_semaphore_taker_ends(void)
+{
+	handoff_rounds("end holding");
+	pthread_mutex_unlock(&buffer_lock);
+	printf("done\n");
+}
+
+/* After the same hand-offs (the reader ending holding it, the writer
+ * releasing it after the join), the writer releases it once more: a
+ * release of a lock nobody holds, reported whatever its class. */
+SCENARIO bug_unheld_release_after_handoffs(void)
+{
+	handoff_rounds("end holding");
+	pthread_mutex_unlock(&buffer_lock);
+	printf("site %d\n", __LINE__ + 1);
+	pthread_mutex_unlock(&buffer_lock);
+	printf("done\n");
+}
+
+/* After the same hand-offs, a thread ends holding a lock of another class
+ * that nobody ever releases: that one is a leak, reported. */
+static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *config_leaker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&config_lock);
+	return NULL;
+}
+
+SCENARIO bug_leak_after_handoffs(void)
+{
+	handoff_rounds("end holding");
+	pthread_mutex_unlock(&buffer_lock);
+	pthread_t leaker;
+	pthread_create(&leaker, NULL, config_leaker, NULL);
+	pthread_join(leaker, NULL);
 	printf("done\n");
 }
 
@@ -249,6 +300,9 @@ static const struct scenario scenarios[] = {
 	{ "ok-reinit-held-lock", ok_reinit_held_lock },
 	{ "bug-deeper-than-the-limit", bug_deeper_than_the_limit },
 	{ "bug-mutex-as-semaphore", bug_mutex_as_semaphore },
+	{ "bug-mutex-as-semaphore-taker-ends", bug_mutex_as_semaphore_taker_ends },
+	{ "bug-leak-after-handoffs", bug_leak_after_handoffs },
+	{ "bug-unheld-release-after-handoffs", bug_unheld_release_after_handoffs },
 	{ NULL, NULL },
 };
 
