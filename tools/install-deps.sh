@@ -26,6 +26,7 @@ packages=(
 	lttng-tools
 	glusterfs-server
 	mariadb-server mariadb-client sysbench
+	xfsprogs
 )
 
 missing=()
