@@ -476,9 +476,8 @@ static int leave_to_another_thread(struct thread_state *ts, struct held_lock *h)
 	tracer_enter(ts);
 	uint32_t class_id = held_class(h);
 	int kept = 0;
-	if (class_id && __atomic_load_n(&lock_classes[class_id].handed_off, __ATOMIC_RELAXED)) {
+	if (class_id && __atomic_load_n(&lock_classes[class_id].handed_off, __ATOMIC_RELAXED))
 		kept = orphaned_lock_add(h->lock, lock_instance_generation(h->lock));
-	}
 	tracer_leave(ts);
 	return kept;
 }
