@@ -154,21 +154,20 @@ static void number_names(uint32_t *nodes, size_t n, struct node_name *names, uin
 			? (uint16_t)(version[names[i - 1].class_id] + 1) : 1;
 }
 
-static const uint16_t *name_version;
-
-static void node_label(uint32_t class_id, char *buf, size_t size)
+/* A node's name: the class's, numbered by number_names() when shared. */
+static void node_label(uint32_t class_id, const uint16_t *version, char *buf, size_t size)
 {
 	class_label(class_id, buf, size);
-	if (name_version && name_version[class_id] > 1) {
+	if (version[class_id] > 1) {
 		size_t len = strlen(buf);
-		snprintf(buf + len, size - len, "#%u", name_version[class_id]);
+		snprintf(buf + len, size - len, "#%u", version[class_id]);
 	}
 }
 
-static void print_node(uint32_t class_id)
+static void print_node(uint32_t class_id, const uint16_t *version)
 {
 	char name[600];
-	node_label(class_id, name, sizeof(name));
+	node_label(class_id, version, name, sizeof(name));
 	switch (lock_classes[class_id].key_kind) {
 	case CLASS_RCU_FLAVOR:
 		out_printf("\t\"%s\" [kind=\"rcu\", shape=ellipse, style=filled, fillcolor=\"#cfe2ff\"];\n", name);
@@ -234,14 +233,13 @@ static void print_graph(void *arg)
 			}
 	}
 	number_names(job->nodes, nodes, job->names, job->version);
-	name_version = job->version;
 	for (size_t i = 0; i < nodes; i++)
-		print_node(job->nodes[i]);
+		print_node(job->nodes[i], job->version);
 	for (size_t i = 0; i < job->n; i++) {
 		const struct dependency_view *e = &job->edges[i];
 		char from[600], to[600], site[1200], where[600];
-		node_label(e->from, from, sizeof(from));
-		node_label(e->to, to, sizeof(to));
+		node_label(e->from, job->version, from, sizeof(from));
+		node_label(e->to, job->version, to, sizeof(to));
 		edge_site(e->stack, site, sizeof(site), where, sizeof(where));
 		out_printf("\t\"%s\" -> \"%s\" [site=\"%s\", label=\"%s\"%s%s%s%s];\n", from, to, site, where,
 			   e->in_reported_cycle ? ", color=\"red\", penwidth=2, cycle=1" : "",
@@ -251,7 +249,6 @@ static void print_graph(void *arg)
 	}
 	out_printf("}\n");
 	out_flush();
-	name_version = NULL;
 }
 
 static void expand(char *buf, size_t size)
