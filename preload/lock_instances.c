@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "lock_instances.h"
+#include "orphaned_locks.h"
 #include "report.h"
 #include "thread_state.h"
 #include "tracer_arena.h"
@@ -289,6 +290,7 @@ static int forget_locked(uintptr_t key)
 	__atomic_store_n(&s->key, INSTANCE_TOMBSTONE_KEY, __ATOMIC_RELEASE);
 	lock_instance_table->live--;
 	epoch_advance();
+	orphaned_lock_forget((const void *)key);
 	return 1;
 }
 

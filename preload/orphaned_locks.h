@@ -25,4 +25,8 @@ int orphaned_lock_add(const void *lock, uint32_t generation);
  * a lock again since) is dropped. */
 int orphaned_lock_take(const void *lock, uint32_t generation);
 
+/* The lock's instance ends (destroyed, initialized again, its memory freed
+ * or unmapped: lock_instances.c): an orphan of it can never be released. */
+void orphaned_lock_forget(const void *lock);
+
 #endif

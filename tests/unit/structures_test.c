@@ -9,6 +9,7 @@
 #include "instance_pairs.h"
 #include "key_set.h"
 #include "lock_instances.h"
+#include "orphaned_locks.h"
 #include "stack_depot.h"
 
 /* The limit messages the structures print (report.c in the tracer). */
@@ -270,4 +271,34 @@ Test(shared_mappings, a_full_table_makes_everything_shared)
 	for (unsigned i = 0; i <= MAX_SHARED_MAPPINGS; i++)
 		shared_mappings_add(base + i * 0x2000ul, base + i * 0x2000ul + 0x1000);
 	cr_expect(shared_mappings_overlap(0x1000, 0x1028), "no room: nothing may be written anywhere");
+}
+
+/* ---- orphaned_locks: locks left by a thread that ended holding them ------- */
+
+Test(orphaned_locks, taken_once_by_its_own_generation_only)
+{
+	static int a, b;
+	cr_assert(orphaned_lock_add(&a, 3));
+	cr_expect_not(orphaned_lock_take(&b, 3), "another lock");
+	cr_expect(orphaned_lock_take(&a, 3));
+	cr_expect_not(orphaned_lock_take(&a, 3), "taken already");
+	/* an older instance at the address is stale: not this one's, and gone */
+	cr_assert(orphaned_lock_add(&a, 3));
+	cr_expect_not(orphaned_lock_take(&a, 4));
+	cr_expect_not(orphaned_lock_take(&a, 3));
+}
+
+Test(orphaned_locks, a_full_table_refuses_and_forgetting_makes_room)
+{
+	static int locks[MAX_ORPHANED_LOCKS + 1];
+	for (int i = 0; i < MAX_ORPHANED_LOCKS; i++)
+		cr_assert(orphaned_lock_add(&locks[i], 1), "slot %d", i);
+	cr_expect_not(orphaned_lock_add(&locks[MAX_ORPHANED_LOCKS], 1), "full");
+	orphaned_lock_forget(&locks[7]);
+	cr_expect_not(orphaned_lock_take(&locks[7], 1), "forgotten");
+	cr_expect(orphaned_lock_add(&locks[MAX_ORPHANED_LOCKS], 1), "room again");
+	for (int i = 0; i <= MAX_ORPHANED_LOCKS; i++)
+		orphaned_lock_forget(&locks[i]);
+	cr_expect(orphaned_lock_add(&locks[0], 1), "empty again");
+	orphaned_lock_forget(&locks[0]);
 }
