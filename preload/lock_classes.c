@@ -350,6 +350,22 @@ void lock_classes_forget_range(uintptr_t lo, uintptr_t hi)
 /* ---- names ----------------------------------------------------------------------- */
 
 /* "func+0x2a" of a return address, or "" */
+/* A name for an address no symbol covers: "lock@module+0xoffset", the
+ * file address as frames print it and addr2line reads it, the same in
+ * every run (the address itself moves with ASLR); "lock@ADDR" outside
+ * every module or without symbolization. */
+static void unnamed_lock_name(uintptr_t address, char *buf, size_t size)
+{
+	char path[4096];
+	uintptr_t offset;
+	if (tracer_options.symbolize && symbolize_module(address, path, sizeof(path), &offset)) {
+		const char *base = strrchr(path, '/');
+		snprintf(buf, size, "lock@%.200s+0x%lx", base ? base + 1 : path, (unsigned long)offset);
+		return;
+	}
+	snprintf(buf, size, "lock@%lx", (unsigned long)address);
+}
+
 static void site_name(uintptr_t site, char *buf, size_t size)
 {
 	char where[512] = "";
@@ -394,7 +410,7 @@ static void site_class_name(uint32_t class_id, char *base, size_t size)
 	}
 	site_name(c->site, base, size);
 	if (!base[0])
-		snprintf(base, size, "lock@%lx", (unsigned long)c->site);
+		unnamed_lock_name(c->site, base, size);
 	if (!site_shared(class_id))
 		return;
 	for (int i = 0; i < c->nr_callers && i < 2; i++) {
@@ -432,7 +448,7 @@ void lock_class_name(uint32_t class_id, char *buf, size_t size)
 		if (tracer_options.symbolize)
 			symbolize_data(c->key, base, sizeof(base));
 		if (!base[0])
-			snprintf(base, sizeof(base), "lock@%lx", (unsigned long)c->key);
+			unnamed_lock_name(c->key, base, sizeof(base));
 		break;
 	}
 	if (c->key_kind == CLASS_SRCU)

@@ -11,8 +11,9 @@
  *    must give the key of the same frame named by the tracer, so that a
  *    stripped program's logs and an unstripped one's agree;
  *  - a lock's name is not stable everywhere: in a stripped program a
- *    static lock is "lock@55d1afc420c0", its address, so a lock that has
- *    an acquisition site counts by that site, not by its name;
+ *    static lock was "lock@55d1afc420c0", its address, in the logs of
+ *    tracers before "lock@module+0xoffset", so a lock that has an
+ *    acquisition site counts by that site, not by its name;
  *  - a thread that ends holding locks is one bug per innermost lock (the
  *    tracer, too, reports a thread end once per innermost acquisition
  *    site): the outer locks depend on the path that led there.
