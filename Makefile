@@ -51,7 +51,12 @@ LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header
 PLUGIN_TARGETS := $(BUILD)/targets/liburcu_plugin.so $(BUILD)/targets/plugin_host \
 	$(BUILD)/targets/libexit_witness.so $(BUILD)/targets/exit_witness_main \
 	$(BUILD)/targets/libunwind_host $(BUILD)/targets/liblock_plugin_a.so $(BUILD)/targets/liblock_plugin_b.so \
-	$(BUILD)/targets/libearly_handler.so $(BUILD)/targets/early_handler_main $(BUILD)/targets/signal_cache_main
+	$(BUILD)/targets/libearly_handler.so $(BUILD)/targets/early_handler_main $(BUILD)/targets/signal_cache_main \
+	$(BUILD)/targets/cxx_accounts
+# C++: its symbols are mangled (reports name them demangled).
+$(BUILD)/targets/cxx_accounts: tests/targets/plugins/cxx_accounts.cc
+	@mkdir -p $(@D)
+	$(CXX) -O1 -g -Wall -Wextra -pthread $< -o $@
 $(BUILD)/targets/liburcu_plugin.so: tests/targets/plugins/urcu_plugin.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC $< -o $@ -lurcu-memb -lurcu-common
@@ -88,7 +93,7 @@ SUITE := $(BUILD)/tests/suite
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 UNIT := $(BUILD)/tests/unit
 # The symbolizer: its own ELF, DWARF and zlib readers, no libdw, no malloc.
-SYMBOLIZE_SRCS := preload/symbolize.c preload/module_list.c preload/debug_file.c \
+SYMBOLIZE_SRCS := preload/symbolize.c preload/demangle.c preload/module_list.c preload/debug_file.c \
 	preload/elf_image.c preload/symbol_table.c preload/dwarf_line.c preload/dwarf_form.c \
 	preload/dwarf_comp_dir.c preload/inflate.c preload/tracer_arena.c preload/tracer_sort.c
 SYMBOLIZE_HDRS := $(SYMBOLIZE_SRCS:.c=.h) preload/byte_reader.h preload/dwarf_constants.h
@@ -124,17 +129,18 @@ $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
 $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
 	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) -o $@
 
-# The command shares the suppressions parser and the option table
-# (preload/options.h) with the tracer.
-TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/suppressions.c preload/suppressions.h preload/options.h
+# The command shares the suppressions parser, the option table
+# (preload/options.h) and the demangler with the tracer.
+TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/suppressions.c preload/suppressions.h preload/options.h \
+	preload/demangle.c preload/demangle.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/suppressions.c -o $@
+	$(CC) $(CFLAGS) $(WARN) -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/suppressions.c preload/demangle.c -o $@
 # The same under ASan/UBSan for the test suite; its tracer is the one in build/.
 TOOL_ASAN := $(BUILD)/tests/lockdep-rcu-asan
 $(TOOL_ASAN): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/suppressions.c -o $@
+	$(CC) -O1 -g $(WARN) $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/suppressions.c preload/demangle.c -o $@
 
 # ---- test targets ---------------------------------------------------------
 define flavored_target

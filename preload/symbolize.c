@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "dwarf_line.h"
 #include "module_list.h"
 #include "symbol_table.h"
@@ -41,6 +42,18 @@ static void out_append(struct out *o, const char *text, size_t len)
 	memcpy(o->buf + o->len, text, len);
 	o->len += len;
 	o->buf[o->len] = '\0';
+}
+
+/* A symbol's name as reports print it: a C++ one demangled (demangle.h),
+ * on the stack (512 bytes: names past that are left mangled). */
+static void out_symbol_name(struct out *o, const struct symbol *sym)
+{
+	char name[512];
+	size_t n = sym->name_length < 3 ? 0 : demangle_name(sym->name, sym->name_length, name, sizeof(name));
+	if (n && n < sizeof(name) - 1)
+		out_append(o, name, n);
+	else
+		out_append(o, sym->name, sym->name_length);
 }
 
 static void out_string(struct out *o, const char *text)
@@ -179,7 +192,7 @@ static size_t format_code(uintptr_t pc, uintptr_t lookup, char *buf, size_t size
 	struct site site;
 	resolve(lookup, &site);
 	if (site.symbol != NULL) {
-		out_append(&o, site.symbol->name, site.symbol->name_length);
+		out_symbol_name(&o, site.symbol);
 		out_append(&o, "+", 1);
 		out_hex(&o, site.offset + (pc - lookup));
 		out_append(&o, "/", 1);
@@ -229,7 +242,7 @@ size_t symbolize_data(uintptr_t addr, char *buf, size_t size)
 	if (sym == NULL || (sym->type != STT_OBJECT && sym->type != STT_COMMON) ||
 	    site.offset >= sym->size)
 		return o.len;
-	out_append(&o, sym->name, sym->name_length);
+	out_symbol_name(&o, sym);
 	if (site.offset != 0) {
 		out_append(&o, "+", 1);
 		out_hex(&o, site.offset);
@@ -244,7 +257,7 @@ size_t symbolize_function(uintptr_t pc, char *buf, size_t size)
 	struct site site;
 	resolve(call_site(pc), &site);
 	if (site.symbol != NULL)
-		out_append(&o, site.symbol->name, site.symbol->name_length);
+		out_symbol_name(&o, site.symbol);
 	return o.len;
 }
 

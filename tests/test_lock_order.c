@@ -134,3 +134,30 @@ Test(lock_order, srcu_grace_period_under_a_lock_srcu_readers_take)
 	cr_expect_eq(r.exit_code, 0);
 	run_free(&r);
 }
+
+/* A C++ program: its classes and frames are named as C++ names
+ * ("shop::Account::audit"), not as their symbols ("_ZN4shop7Account5audit
+ * ERNS_6LedgerE"), in the report as Helgrind and the sanitizers name them;
+ * its correct twin says nothing. */
+Test(lock_order, a_cxx_program_reads_in_cxx_names)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", build_path("targets/cxx_accounts"));
+	char *argv[] = { path, "bug-abba", NULL };
+	struct run_options o = { .preload = 1, .timeout = 10 };
+	struct run r = run_program(argv, &o);
+	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "WARNING: possible circular locking dependency detected"), "%s", r.err);
+	cr_expect(strstr(r.err, "(shop::Account::Account+0x"), "the class by its constructor:\n%s", r.err);
+	cr_expect(strstr(r.err, "(shop::Ledger::Ledger+0x"), "%s", r.err);
+	cr_expect(strstr(r.err, " shop::Ledger::post+0x"), "the frames:\n%s", r.err);
+	cr_expect_not(strstr(r.err, "_ZN"), "no mangled name:\n%s", r.err);
+	run_free(&r);
+
+	argv[1] = "ok";
+	r = run_program(argv, &o);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect_str_eq(r.out, "done\n");
+	run_free(&r);
+}

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "symbolizer.h"
+#include "../preload/demangle.h"
 #include "util.h"
 
 #define ADDRESSES_PER_RUN 256
@@ -212,17 +213,30 @@ static char *clean_source(const char *loc)
 	return s;
 }
 
+/* A function name as the tracer prints it: a C++ one demangled the same
+ * way (preload/demangle.c), so that a frame named here and the same frame
+ * named by the tracer count as one. */
+static char *function_name(const char *name)
+{
+	char buf[512];
+	size_t n = demangle_name(name, strlen(name), buf, sizeof(buf));
+	return xstrdup(n && n < sizeof(buf) - 1 ? buf : name);
+}
+
 static void finish_request(struct sym_request *r, char **functions, size_t nfunc, char *first_loc)
 {
 	size_t outer = nfunc;
 	while (outer > 0 && !strcmp(functions[outer - 1], "??"))
 		outer--;
 	if (outer > 0) {
-		r->function = xstrdup(functions[outer - 1]);
+		r->function = function_name(functions[outer - 1]);
 		if (outer > 1) {
 			struct strbuf b = { 0 };
-			for (size_t i = 0; i + 1 < outer; i++)
-				sb_printf(&b, "%s%s", i ? " < " : "", functions[i]);
+			for (size_t i = 0; i + 1 < outer; i++) {
+				char *f = function_name(functions[i]);
+				sb_printf(&b, "%s%s", i ? " < " : "", f);
+				free(f);
+			}
 			r->inlined = sb_detach(&b);
 		}
 	}
