@@ -31,8 +31,8 @@
  * Later lookups: symbolize_code (function + file:line) ~170 ns,
  * symbolize_function and symbolize_data ~40 ns. Stack: at most 4.7 KiB
  * measured (the first libc lookup, glibc's snprintf and dl_iterate_phdr
- * included), 0.5 KiB for later lookups: no recursion, no local array over
- * 512 bytes. A library loaded or unloaded since the last call makes the next
+ * included), 0.8 KiB for later lookups (a demangled C++ name is built on
+ * the stack): no recursion, no local array over 512 bytes. A library loaded or unloaded since the last call makes the next
  * call re-list the objects; objects beyond MAX_MODULES (module_list.h) print
  * as bare addresses.
  *
