@@ -135,7 +135,11 @@ Test(lock_order, srcu_grace_period_under_a_lock_srcu_readers_take)
 	run_free(&r);
 }
 
-/* A C++ program: its classes and frames are named as C++ names
+char *cli_temp_dir(void);
+void cli_remove_dir(char *dir);
+
+/* A C++ program: its classes and frames are named as C++ names (and so are
+ * they matched by suppressions)
  * ("shop::Account::audit"), not as their symbols ("_ZN4shop7Account5audit
  * ERNS_6LedgerE"), in the report as Helgrind and the sanitizers name them;
  * its correct twin says nothing. */
@@ -153,6 +157,21 @@ Test(lock_order, a_cxx_program_reads_in_cxx_names)
 	cr_expect(strstr(r.err, " shop::Ledger::post+0x"), "the frames:\n%s", r.err);
 	cr_expect_not(strstr(r.err, "_ZN"), "no mangled name:\n%s", r.err);
 	run_free(&r);
+
+	/* a suppression names the function as reports print it */
+	char *dir = cli_temp_dir(), supp[4200], options[4300];
+	snprintf(supp, sizeof(supp), "%s/supp.txt", dir);
+	FILE *f = fopen(supp, "w");
+	cr_assert(f);
+	fputs("circular_dependency:shop::Account::audit\n", f);
+	fclose(f);
+	snprintf(options, sizeof(options), "suppressions=%s", supp);
+	struct run_options so = { .preload = 1, .options = options, .timeout = 10 };
+	r = run_program(argv, &so);
+	cr_expect_eq(splat_count(r.err), 0, "%s", r.err);
+	cr_expect(strstr(r.err, "1 suppressed"), "%s", r.err);
+	run_free(&r);
+	cli_remove_dir(dir);
 
 	argv[1] = "ok";
 	r = run_program(argv, &o);
