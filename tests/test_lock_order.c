@@ -138,11 +138,10 @@ Test(lock_order, srcu_grace_period_under_a_lock_srcu_readers_take)
 char *cli_temp_dir(void);
 void cli_remove_dir(char *dir);
 
-/* A C++ program: its classes and frames are named as C++ names (and so are
- * they matched by suppressions)
+/* A C++ program: its classes and frames are named as C++ names
  * ("shop::Account::audit"), not as their symbols ("_ZN4shop7Account5audit
- * ERNS_6LedgerE"), in the report as Helgrind and the sanitizers name them;
- * its correct twin says nothing. */
+ * ERNS_6LedgerE"), in the report as Helgrind and the sanitizers name them,
+ * and suppressions match those names; its correct twin says nothing. */
 Test(lock_order, a_cxx_program_reads_in_cxx_names)
 {
 	char path[4096];
