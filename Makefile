@@ -52,7 +52,10 @@ PLUGIN_TARGETS := $(BUILD)/targets/liburcu_plugin.so $(BUILD)/targets/plugin_hos
 	$(BUILD)/targets/libexit_witness.so $(BUILD)/targets/exit_witness_main \
 	$(BUILD)/targets/libunwind_host $(BUILD)/targets/liblock_plugin_a.so $(BUILD)/targets/liblock_plugin_b.so \
 	$(BUILD)/targets/libearly_handler.so $(BUILD)/targets/early_handler_main $(BUILD)/targets/signal_cache_main \
-	$(BUILD)/targets/cxx_accounts
+	$(BUILD)/targets/cxx_accounts $(BUILD)/targets/sandboxed
+$(BUILD)/targets/sandboxed: tests/targets/plugins/sandboxed.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) $< -o $@
 # C++: its symbols are mangled (reports name them demangled).
 $(BUILD)/targets/cxx_accounts: tests/targets/plugins/cxx_accounts.cc
 	@mkdir -p $(@D)

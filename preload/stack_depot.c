@@ -49,6 +49,25 @@ static uint32_t find(uint32_t head, uint32_t hash, const uintptr_t *frames, size
 	return 0;
 }
 
+/* Under the depot lock: the region, mapped on first use (64 MiB of
+ * address space that most programs never touch). */
+static void map_region(void)
+{
+	if (!region) {
+		void *p = mmap(NULL, STACK_DEPOT_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		region = p == MAP_FAILED ? NULL : p;
+	}
+}
+
+void stack_depot_reserve(void)
+{
+	if (__atomic_load_n(&region, __ATOMIC_ACQUIRE) || !tracer_lock_acquire(&depot_lock, thread_state()))
+		return;
+	map_region();
+	tracer_lock_release(&depot_lock);
+}
+
 uint32_t stack_depot_save(const uintptr_t *frames, size_t n)
 {
 	if (!n)
@@ -68,11 +87,7 @@ uint32_t stack_depot_save(const uintptr_t *frames, size_t n)
 	if (!tracer_lock_acquire(&depot_lock, ts))
 		return 0;   /* a signal handler interrupted our own save */
 	uint32_t id = 0;
-	if (!region) {
-		void *p = mmap(NULL, STACK_DEPOT_BYTES, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		region = p == MAP_FAILED ? NULL : p;
-	}
+	map_region();
 	size_t size = sizeof(struct stack_record) + n * sizeof(frames[0]);
 	head = __atomic_load_n(bucket, __ATOMIC_ACQUIRE);
 	if (region && !(id = find(head, hash, frames, n)) && used + size <= STACK_DEPOT_BYTES) {

@@ -13,6 +13,10 @@
 /* The id of this stack, storing it the first time; 0 when the depot is
  * full (a one-time line says so) or the stack is empty. */
 uint32_t stack_depot_save(const uintptr_t *frames, size_t nr_frames);
+
+/* Maps the depot now if it is not yet (it is mapped on first use): before
+ * the program enters a sandbox that may forbid mmap(). */
+void stack_depot_reserve(void);
 /* The frames of id; returns their number (0 for id 0). */
 size_t stack_depot_fetch(uint32_t id, const uintptr_t **frames);
 

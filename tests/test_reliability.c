@@ -326,3 +326,31 @@ Test(reliability, perturb_adds_no_cancellation_point)
 	cr_expect_str_empty(r.err, "%s", r.err);
 	run_free(&r);
 }
+
+/* A program that sandboxes itself with seccomp: in SECCOMP_MODE_STRICT only
+ * read, write, exit and sigreturn are allowed, and the tracer's first lock
+ * dependency mapped its stack depot then: the process was killed
+ * (SIGKILL) where the plain program prints "ok". The tracer now makes what
+ * it would make lazily when the program enters the sandbox. The twin: in a
+ * filter sandbox (through syscall(SYS_seccomp)) the checks still report. */
+Test(reliability, a_program_in_a_seccomp_sandbox_runs_as_without_the_preload)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", build_path("targets/sandboxed"));
+	char *argv[] = { path, "strict-nested", NULL };
+	struct run_options plain = { .preload = 0, .timeout = 10 }, traced = { .preload = 1, .timeout = 10 };
+	struct run p = run_program(argv, &plain), t = run_program(argv, &traced);
+	cr_assert_eq(p.exit_code, 0, "the plain run: exit %d, signal %d", p.exit_code, p.signal);
+	cr_expect_eq(t.exit_code, 0, "exit %d, signal %d\n%s", t.exit_code, t.signal, t.err);
+	cr_expect_str_eq(t.out, "ok\n");
+	cr_expect_str_empty(t.err, "%s", t.err);
+	run_free(&p);
+	run_free(&t);
+
+	argv[1] = "filter-abba";
+	t = run_program(argv, &traced);
+	cr_expect_str_eq(t.out, "ok\n", "%s", t.err);
+	cr_expect_eq(splat_count(t.err), 1, "%s", t.err);
+	cr_expect(strstr(t.err, "WARNING: possible circular locking dependency detected"), "%s", t.err);
+	run_free(&t);
+}
