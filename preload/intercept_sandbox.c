@@ -3,10 +3,16 @@
  * may be killed for a system call the plain program never makes, so the
  * tracer makes now what it would make later on first use: the log file,
  * the stack depot's mapping, this thread's dereference set. Nothing else
- * changes: the real call, its result and errno are the program's.
+ * changes: the call, its result and errno are the program's.
  *
- * What a report needs is not all here (it reads /proc, names the thread
- * with prctl(), opens ELF files): README, Limits. */
+ * Both wrappers make the system call themselves, as glibc's syscall() and
+ * prctl() do (the raw instruction, a result in [-4095, -1] is an errno):
+ * nothing to resolve, so they are safe wherever they are called from, the
+ * tracer's own futex waits and signal-handler code included (which call
+ * syscall() and so reach these wrappers too).
+ *
+ * What a report needs is not all made here (it reads /proc, names the
+ * thread with prctl(), opens ELF files): README, Limits. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
@@ -15,12 +21,35 @@
 #include <unistd.h>
 #include "log_output.h"
 #include "rcu_deref_set.h"
-#include "real_functions.h"
 #include "stack_depot.h"
 #include "thread_state.h"
 
-INTERPOSE(prctl);
-INTERPOSE(syscall);
+#if !defined(__x86_64__)
+#error "intercept_sandbox.c makes x86-64 system calls"
+#endif
+
+static inline long raw_syscall6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* The C library's convention for a system call's result. */
+static inline long syscall_result(long ret)
+{
+	if ((unsigned long)ret > -4096UL) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+}
 
 static void before_sandbox(void)
 {
@@ -39,12 +68,11 @@ int prctl(int option, ...)
 {
 	va_list ap;
 	va_start(ap, option);
-	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
-	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+	long a2 = va_arg(ap, long), a3 = va_arg(ap, long), a4 = va_arg(ap, long), a5 = va_arg(ap, long);
 	va_end(ap);
 	if (option == PR_SET_SECCOMP)
 		before_sandbox();
-	return REAL(prctl)(option, a2, a3, a4, a5);
+	return (int)syscall_result(raw_syscall6(SYS_prctl, option, a2, a3, a4, a5, 0));
 }
 
 long syscall(long number, ...)
@@ -56,5 +84,5 @@ long syscall(long number, ...)
 	va_end(ap);
 	if (number == SYS_seccomp)
 		before_sandbox();
-	return REAL(syscall)(number, a1, a2, a3, a4, a5, a6);
+	return syscall_result(raw_syscall6(number, a1, a2, a3, a4, a5, a6));
 }
