@@ -35,16 +35,26 @@ static void expect_phases(const char *what, const char *out, const struct phase 
 	cr_expect_str_empty(p, "%s: more output than the phase lines:\n%s", what, out);
 }
 
+/* argv for build/bench/<workload> args..., after the words of `prefix`
+ * (NULL-terminated, or NULL); path is the buffer for the program's path. */
+static void workload_argv(char **argv, size_t max, char *path, size_t path_size, const char *const prefix[],
+			  const char *workload, const char *const args[])
+{
+	snprintf(path, path_size, "%s", build_path("bench/"));
+	snprintf(path + strlen(path), path_size - strlen(path), "%s", workload);
+	size_t n = 0;
+	for (int i = 0; prefix && prefix[i] && n + 2 < max; i++)
+		argv[n++] = (char *)prefix[i];
+	argv[n++] = path;
+	for (int i = 0; args[i] && n + 1 < max; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+}
+
 static void smoke(const char *workload, const char *const args[], const struct phase *phases)
 {
 	char path[4096], *argv[8];
-	snprintf(path, sizeof(path), "%s", build_path("bench/"));
-	snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s", workload);
-	int n = 0;
-	argv[n++] = path;
-	for (int i = 0; args[i] && n < 7; i++)
-		argv[n++] = (char *)args[i];
-	argv[n] = NULL;
+	workload_argv(argv, 8, path, sizeof(path), NULL, workload, args);
 
 	for (int preload = 0; preload <= 1; preload++) {
 		struct run_options o = { .preload = preload, .timeout = 20 };
@@ -101,17 +111,10 @@ Test(bench_smoke, free_cost)
  * nothing. */
 static void smoke_floor(const char *workload, const char *const args[], const struct phase *phases)
 {
-	char env_preload[4200], path[4096], *argv[8];
+	char env_preload[4200], path[4096], *argv[10];
 	snprintf(env_preload, sizeof(env_preload), "LD_PRELOAD=%s", build_path("bench/floor_preload.so"));
-	snprintf(path, sizeof(path), "%s", build_path("bench/"));
-	snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s", workload);
-	int n = 0;
-	argv[n++] = "/usr/bin/env";
-	argv[n++] = env_preload;
-	argv[n++] = path;
-	for (int i = 0; args[i] && n < 7; i++)
-		argv[n++] = (char *)args[i];
-	argv[n] = NULL;
+	const char *const prefix[] = { "/usr/bin/env", env_preload, NULL };
+	workload_argv(argv, 10, path, sizeof(path), prefix, workload, args);
 	struct run_options o = { .preload = 0, .timeout = 20 };
 	struct run r = run_program(argv, &o);
 	cr_expect_eq(r.exit_code, 0, "%s under the floor preload: exit %d, signal %d\n%s", workload, r.exit_code,
