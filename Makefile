@@ -98,7 +98,7 @@ UNIT := $(BUILD)/tests/unit
 # The symbolizer: its own ELF, DWARF and zlib readers, no libdw, no malloc.
 SYMBOLIZE_SRCS := preload/symbolize.c preload/demangle.c preload/module_list.c preload/debug_file.c \
 	preload/elf_image.c preload/symbol_table.c preload/dwarf_line.c preload/dwarf_form.c \
-	preload/dwarf_comp_dir.c preload/inflate.c preload/tracer_arena.c preload/tracer_sort.c
+	preload/dwarf_comp_dir.c preload/inflate.c preload/tracer_arena.c preload/tracer_sort.c preload/sandbox.c
 SYMBOLIZE_HDRS := $(SYMBOLIZE_SRCS:.c=.h) preload/byte_reader.h preload/dwarf_constants.h
 # The symbolizer's test program in every build it must read: PIE and -no-pie,
 # DWARF 4 and 3 line tables, stripped, and split into a debuglink file with

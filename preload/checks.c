@@ -14,6 +14,7 @@
 #include "lock_tracking.h"
 #include "thread_registry.h"
 #include "orphaned_locks.h"
+#include "sandbox.h"
 #include "lock_instances.h"
 #include <unistd.h>
 
@@ -297,7 +298,7 @@ void print_bad_unlock_balance(struct thread_state *ts, uintptr_t ip, const void 
  * kinds where it does): a lock taken past MAX_LOCK_DEPTH. */
 static int owned_per_libc(const void *lock, unsigned kind_mask)
 {
-	pid_t self = gettid();
+	pid_t self = report_tid(thread_state());
 	if (kind_mask & KIND_BIT(HELD_MUTEX))
 		return ((const pthread_mutex_t *)lock)->__data.__owner == self;
 	if (kind_mask & KIND_BIT(HELD_RWLOCK_WRITE))

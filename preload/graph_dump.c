@@ -36,6 +36,7 @@
 #include "lock_graph.h"
 #include "options.h"
 #include "report.h"
+#include "sandbox.h"
 #include "stack_depot.h"
 #include "symbolize.h"
 #include "tracer_sort.h"
@@ -270,8 +271,13 @@ void graph_dump_write(void)
 	static int written;
 	if (!path_template[0] || __atomic_exchange_n(&written, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (!strstr(path_template, "%p") && getpid() != loading_pid)
+	if (!strstr(path_template, "%p") && report_pid() != loading_pid)
 		return;
+	if (in_sandbox()) {   /* the file cannot be made inside (sandbox.h) */
+		static const char note[] = "lockdep-rcu: graph_path not written: the process is in a seccomp sandbox\n";
+		report_raw_write(note, sizeof(note) - 1);
+		return;
+	}
 	size_t edges_size = sizeof(struct dependency_view) * MAX_LOCKDEP_EDGES;
 	size_t names_size = sizeof(struct node_name) * MAX_LOCK_CLASSES;
 	size_t nodes_size = sizeof(uint32_t) * MAX_LOCK_CLASSES;

@@ -11,17 +11,20 @@
  * tracer's own futex waits and signal-handler code included (which call
  * syscall() and so reach these wrappers too).
  *
- * What a report needs is not all made here (it reads /proc, names the
- * thread with prctl(), opens ELF files): README, Limits. */
+ * Inside, reports make no system call but write() (sandbox.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "log_output.h"
 #include "rcu_deref_set.h"
+#include "report.h"
+#include "sandbox.h"
 #include "stack_depot.h"
+#include "symbolize.h"
 #include "thread_state.h"
 
 #if !defined(__x86_64__)
@@ -51,17 +54,36 @@ static inline long syscall_result(long ret)
 	return ret;
 }
 
+static void list_modules(void *unused)
+{
+	(void)unused;
+	symbolize_warm_up();
+}
+
 static void before_sandbox(void)
 {
 	struct thread_state *ts = thread_state();
 	if (ts->in_tracer)
 		return;
 	int saved_errno = errno;
-	log_output_prepare(-1, -1);
+	log_output_open_now();
 	stack_depot_reserve();
 	if (!ts->deref_set)
 		rcu_deref_set_claim(ts);
+	sandbox_prepare(ts);
+	/* The loaded objects listed now: inside, a frame is named by its
+	 * module with no file opened (and the tracer's stack is mapped by
+	 * this first use). */
+	symbolizer_run(ts, list_modules, NULL);
 	errno = saved_errno;
+}
+
+/* The call entered a sandbox (its result is the program's). */
+static long after_sandbox(long ret, int strict)
+{
+	if ((unsigned long)ret <= -4096UL)
+		sandbox_entered(strict ? SANDBOX_STRICT : SANDBOX_FILTER);
+	return ret;
 }
 
 int prctl(int option, ...)
@@ -70,9 +92,11 @@ int prctl(int option, ...)
 	va_start(ap, option);
 	long a2 = va_arg(ap, long), a3 = va_arg(ap, long), a4 = va_arg(ap, long), a5 = va_arg(ap, long);
 	va_end(ap);
-	if (option == PR_SET_SECCOMP)
-		before_sandbox();
-	return (int)syscall_result(raw_syscall6(SYS_prctl, option, a2, a3, a4, a5, 0));
+	if (option != PR_SET_SECCOMP)
+		return (int)syscall_result(raw_syscall6(SYS_prctl, option, a2, a3, a4, a5, 0));
+	before_sandbox();
+	return (int)syscall_result(after_sandbox(raw_syscall6(SYS_prctl, option, a2, a3, a4, a5, 0),
+						 a2 == SECCOMP_MODE_STRICT));
 }
 
 long syscall(long number, ...)
@@ -82,7 +106,9 @@ long syscall(long number, ...)
 	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
 	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
 	va_end(ap);
-	if (number == SYS_seccomp)
-		before_sandbox();
-	return syscall_result(raw_syscall6(number, a1, a2, a3, a4, a5, a6));
+	if (number != SYS_seccomp)
+		return syscall_result(raw_syscall6(number, a1, a2, a3, a4, a5, a6));
+	before_sandbox();
+	return syscall_result(after_sandbox(raw_syscall6(number, a1, a2, a3, a4, a5, a6),
+					    a1 == SECCOMP_SET_MODE_STRICT));
 }

@@ -15,6 +15,7 @@
 #include "log_output.h"
 #include "options.h"
 #include "report.h"
+#include "sandbox.h"
 #include "report_record.h"
 #include "symbolize.h"
 #include "tracer_sort.h"
@@ -411,6 +412,11 @@ void lock_stat_print(void)
 	static int printed;
 	if (!lock_stat_enabled || __atomic_exchange_n(&printed, 1, __ATOMIC_ACQ_REL))
 		return;
+	if (in_sandbox()) {   /* its table needs memory mapped (sandbox.h) */
+		static const char note[] = "lockdep-rcu: lock_stat table not printed: the process is in a seccomp sandbox\n";
+		report_raw_write(note, sizeof(note) - 1);
+		return;
+	}
 	uint32_t nr = lock_classes_count();
 	uint32_t *order = mmap(NULL, sizeof(uint32_t) * nr + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			       -1, 0);

@@ -10,6 +10,7 @@
 #include "log_output.h"
 #include "options.h"
 #include "report.h"
+#include "sandbox.h"
 
 struct log_file {
 	int fd;              /* -1: not open */
@@ -116,10 +117,14 @@ static int open_log(struct log_file *f)
 	return 0;
 }
 
-/* Whether f's descriptor is still the file we opened. */
+/* Whether f's descriptor is still the file we opened. In a sandbox it is
+ * not checked (fstat may be what kills the process): opened before it, at
+ * a number far above the program's, it is taken as ours. */
 static int still_ours(const struct log_file *f)
 {
 	struct stat st;
+	if (in_sandbox())
+		return f->fd >= 0;
 	return f->fd >= 0 && !fstat(f->fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
@@ -201,6 +206,8 @@ static int log_fd(void)
 		return 2;
 	if (still_ours(&current))
 		return current.fd;
+	if (in_sandbox())
+		return 2;   /* not opened before it: no file is opened inside */
 	current.fd = -1;   /* closed or reused by the program: not ours to close */
 	int err = open_log(&current);
 	if (!err)
@@ -215,6 +222,24 @@ static int log_fd(void)
 	    strerror(-err));
 	tracer_options.log_path[0] = 0;
 	return 2;
+}
+
+void log_output_open_now(void)
+{
+	options_init();
+	if (!tracer_options.log_path[0] || in_sandbox())
+		return;
+	int saved = errno;
+	keep_directory(&current);
+	(void)log_fd();
+	if (tracer_options.log_path[0] && still_ours(&current)) {
+		records.dir_fd = current.dir_fd;
+		if (!still_ours(&records)) {
+			records.fd = -1;
+			(void)open_log(&records);
+		}
+	}
+	errno = saved;
 }
 
 void log_output_write(const char *buf, size_t len)
@@ -234,7 +259,7 @@ void log_output_write_record(const char *buf, size_t len)
 	if (tracer_options.log_path[0] && log_fd() != 2) {
 		/* made beside the log, through the same directory after a chroot */
 		records.dir_fd = current.dir_fd;
-		if (still_ours(&records) || (records.fd = -1, !open_log(&records)))
+		if (still_ours(&records) || (!in_sandbox() && (records.fd = -1, !open_log(&records))))
 			write_all(records.fd, buf, len);
 	}
 	errno = saved;
@@ -249,6 +274,8 @@ void log_output_fork_child(void)
 {
 	if (!per_process || current.fd < 0)
 		return;   /* one shared log (or stderr): keep writing there */
+	if (in_sandbox())
+		return;   /* its own would be opened inside: the parent's */
 	inherited = current;
 	current.fd = -1;
 	current.dir_fd = -1;
@@ -260,6 +287,8 @@ void log_output_fork_child(void)
 
 void log_output_close_at_exit(void)
 {
+	if (in_sandbox())
+		return;   /* no unlink inside: an empty log stays */
 	if (!per_process || wrote_anything || !still_ours(&current) || !report_process_is_ours())
 		return;
 	struct stat st;

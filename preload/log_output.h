@@ -23,6 +23,10 @@
  * log made here goes to the new owner, who may then remove it if it stays
  * empty. */
 void log_output_prepare(int new_uid, int new_gid);
+/* Opens log_path and its records now, if set and not open yet: the
+ * process is about to enter a seccomp sandbox, where no file is opened
+ * (sandbox.h). Quiet, it leaves the empty log behind. */
+void log_output_open_now(void);
 /* Writes one buffer with one write(2) when it fits (reports of racing
  * processes never interleave), looping on short writes and EINTR; errno
  * is preserved. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "debug_file.h"
+#include "sandbox.h"
 
 static struct module modules[MAX_MODULES];
 /* the modules in use, sorted by low address, for lookups by bisection */
@@ -254,6 +255,10 @@ static int list_object(struct dl_phdr_info *info, size_t size, void *arg)
 void module_list_refresh(void)
 {
 	struct listing now = { 0 };
+	/* In a sandbox the list made before it stays: listing reads links
+	 * and maps memory (sandbox.h). */
+	if (listed_once && in_sandbox())
+		return;
 	dl_iterate_phdr(read_load_counters, &now);
 	if (listed_once && !relist_needed && now.counters_read && now.adds == listed_adds &&
 	    now.subs == listed_subs)
@@ -332,7 +337,8 @@ static bool read_symbols(struct module *m, const struct elf_image *image, uint32
 
 const struct symbol_table *module_symbols(struct module *m)
 {
-	if (!m->symbols_tried) {
+	/* In a sandbox, only what was read before it (no file is opened) */
+	if (!m->symbols_tried && !in_sandbox()) {
 		m->symbols_tried = true;
 		open_files(m);
 		if (!read_symbols(m, &m->object, SHT_SYMTAB) && !read_symbols(m, &m->debug, SHT_SYMTAB))
@@ -349,7 +355,7 @@ static bool has_line_data(const struct elf_image *image)
 
 const struct line_table *module_lines(struct module *m)
 {
-	if (!m->lines_tried) {
+	if (!m->lines_tried && !in_sandbox()) {
 		m->lines_tried = true;
 		open_files(m);
 		const struct elf_image *image = has_line_data(&m->debug) ? &m->debug : &m->object;

@@ -18,6 +18,7 @@
 #include "log_output.h"
 #include "options.h"
 #include "suppressions.h"
+#include "sandbox.h"
 #include "symbolize.h"
 #include "tracer_lock.h"
 #include "tracer_stack.h"
@@ -78,27 +79,20 @@ static void in_flight_end(void)
 	tracer_futex_wake_all(&reports_done);
 }
 
-static long monotonic_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Waits until done() or REPORT_WAIT_MS without progress. */
 static void wait_for(int (*done)(const void *), const void *arg)
 {
-	long deadline = monotonic_ms() + REPORT_WAIT_MS;
+	long deadline = tracer_monotonic_ms() + REPORT_WAIT_MS;
 	for (;;) {
 		int seen = __atomic_load_n(&reports_done, __ATOMIC_ACQUIRE);
 		if (done(arg))
 			return;
-		long left = deadline - monotonic_ms();
+		long left = deadline - tracer_monotonic_ms();
 		if (left <= 0)
 			return;
 		tracer_futex_wait(&reports_done, seen, left < 100 ? (int)left : 100);
 		if (__atomic_load_n(&reports_done, __ATOMIC_ACQUIRE) != seen)
-			deadline = monotonic_ms() + REPORT_WAIT_MS;   /* progress */
+			deadline = tracer_monotonic_ms() + REPORT_WAIT_MS;   /* progress */
 	}
 }
 
@@ -267,9 +261,9 @@ void report_printf(const char *fmt, ...)
 const char *report_task_name(void)
 {
 	static __thread char name[48];
-	char comm[17] = "";
-	prctl(PR_GET_NAME, comm, 0, 0, 0);
-	snprintf(name, sizeof(name), "%s/%d", comm, (int)gettid());
+	char comm[17];
+	report_comm(comm);
+	snprintf(name, sizeof(name), "%s/%d", comm, (int)report_tid(thread_state()));
 	return name;
 }
 
@@ -278,7 +272,7 @@ void report_thread_comm(int tid, char *buf, size_t size)
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
 	buf[0] = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = in_sandbox() ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(buf, size, "?");
 		return;
@@ -445,9 +439,9 @@ static void print_call_trace(int cpu, int tid, const char *comm, const uintptr_t
 		n = (size_t)tracer_options.max_frames;
 	report_printf("\nstack backtrace:\n");
 	if (cpu < 0)
-		report_printf("CPU: ? PID: %d TID: %d Comm: %s\n", (int)getpid(), tid, comm);
+		report_printf("CPU: ? PID: %d TID: %d Comm: %s\n", (int)report_pid(), tid, comm);
 	else
-		report_printf("CPU: %d PID: %d TID: %d Comm: %s\n", cpu, (int)getpid(), tid, comm);
+		report_printf("CPU: %d PID: %d TID: %d Comm: %s\n", cpu, (int)report_pid(), tid, comm);
 	report_printf("Call Trace:\n");
 	for (size_t i = 0; i < n; i++) {
 		report_printf(" ");
@@ -464,9 +458,9 @@ void report_backtrace_of(int tid, const char *comm, const uintptr_t *frames, siz
 
 void report_backtrace_frames(const uintptr_t *frames, size_t n)
 {
-	char comm[17] = "";
-	prctl(PR_GET_NAME, comm, 0, 0, 0);
-	print_call_trace(sched_getcpu(), (int)gettid(), comm, frames, n);
+	char comm[17];
+	report_comm(comm);
+	print_call_trace(sched_getcpu(), (int)report_tid(thread_state()), comm, frames, n);
 }
 
 void report_backtrace(void)
@@ -528,7 +522,7 @@ static void build_report(void *p)
 	report_printf("\n");
 	report_rule('=', width);
 	report_printf("%s\n", job->title);
-	report_printf("lockdep-rcu %s, pid %d\n", LOCKDEP_RCU_VERSION, (int)getpid());
+	report_printf("lockdep-rcu %s, pid %d\n", LOCKDEP_RCU_VERSION, (int)report_pid());
 	report_rule('-', width);
 	size_t header = report_len;
 	job->body(job->ts, job->arg);
@@ -658,7 +652,7 @@ static pid_t tracer_pid;   /* 0: the process that loaded us (not forked since) *
 int report_process_is_ours(void)
 {
 	pid_t owner = __atomic_load_n(&tracer_pid, __ATOMIC_RELAXED);
-	return !owner || owner == getpid();
+	return !owner || owner == report_pid();
 }
 
 void report_print_summary(void)
@@ -718,7 +712,8 @@ void report_fork_parent(void)
 void report_fork_child(struct thread_state *self)
 {
 	tracer_lock_fork_child(&report_lock, report_lock_taken_for_fork, self);
-	tracer_pid = getpid();
+	sandbox_fork_child(self);
+	tracer_pid = report_pid();
 	for (int k = 0; k < NR_REPORT_KINDS; k++)
 		report_counts[k] = 0;
 	suppressed_count = 0;

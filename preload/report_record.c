@@ -8,7 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "report_record.h"
+#include "sandbox.h"
 #include "symbolize.h"
+#include "thread_state.h"
 
 /* A record is assembled from three segments filled in whatever order the
  * report prints them: the header (kind, title, message, site), the locks and
@@ -159,17 +161,19 @@ void record_begin(const char *kind, const char *title)
 	have_leak = 0;
 	hash_target = &bug_hash;
 	hash_text(kind);
-	char comm[17] = "";
-	prctl(PR_GET_NAME, comm, 0, 0, 0);
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
+	char comm[17];
+	report_comm(comm);
+	struct timespec now = { 0, 0 };
+	if (clock_usable())   /* a strict sandbox has no clock: no "time" */
+		clock_gettime(CLOCK_REALTIME, &now);
 	put("{\"v\":1,\"kind\":");
 	put_string(kind, strlen(kind));
 	put(",\"title\":");
 	put_string(title, strlen(title));
-	put(",\"pid\":%d,\"tid\":%d,\"comm\":", (int)getpid(), (int)gettid());
+	put(",\"pid\":%d,\"tid\":%d,\"comm\":", (int)report_pid(), (int)report_tid(thread_state()));
 	put_string(comm, strlen(comm));
-	put(",\"time\":%ld.%03ld", (long)now.tv_sec, now.tv_nsec / 1000000);
+	if (now.tv_sec)
+		put(",\"time\":%ld.%03ld", (long)now.tv_sec, now.tv_nsec / 1000000);
 }
 
 void record_message(const char *text, size_t len)

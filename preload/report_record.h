@@ -5,7 +5,8 @@
  * last line without its closing brace and newline, which readers skip.
  *
  *   {"v":1,"kind":"circular_dependency","title":"WARNING: ...",
- *    "pid":123,"tid":124,"comm":"prog","time":1733240000.123,
+ *    "pid":123,"tid":124,"comm":"prog","time":1733240000.123 (absent in a
+ *    strict seccomp sandbox, which has no clock),
  *    "message":"first line after the header",
  *    "site":FRAME,                      the call site the report is about
  *    "frames":[FRAME,...],              the Call Trace (innermost first)

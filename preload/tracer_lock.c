@@ -8,29 +8,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "sandbox.h"
 #include "tracer_lock.h"
-
-void tracer_futex_wait(int *word, int expected, int timeout_ms)
-{
-	struct timespec t = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
-	int saved = errno;
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, timeout_ms >= 0 ? &t : NULL, NULL, 0);
-	errno = saved;
-}
-
-void tracer_futex_wake_all(int *word)
-{
-	int saved = errno;
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
-	errno = saved;
-}
-
-static void futex_wake_one(int *word)
-{
-	int saved = errno;
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	errno = saved;
-}
 
 static inline void cpu_relax(void)
 {
@@ -41,11 +20,59 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static long monotonic_ms(void)
+/* In a sandbox the waits spin (a futex call may be what kills the
+ * process: sandbox.h), a pause at a time, about as long as they would
+ * sleep; the wakes are not made (nothing sleeps there). */
+static __thread long spun_ms;   /* time spent spinning, as counted */
+
+static void spin_wait(int *word, int expected, int timeout_ms)
 {
+	long ms = timeout_ms >= 0 ? timeout_ms : 1000;
+	for (long pauses = ms * 20000L; pauses > 0; pauses--) {   /* ~50 ns each */
+		if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != expected)
+			break;
+		cpu_relax();
+	}
+	spun_ms += ms ? ms : 1;   /* an upper bound: a deadline passes in time */
+}
+
+long tracer_monotonic_ms(void)
+{
+	if (!clock_usable())
+		return spun_ms;
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void tracer_futex_wait(int *word, int expected, int timeout_ms)
+{
+	if (in_sandbox()) {
+		spin_wait(word, expected, timeout_ms);
+		return;
+	}
+	struct timespec t = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+	int saved = errno;
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, timeout_ms >= 0 ? &t : NULL, NULL, 0);
+	errno = saved;
+}
+
+void tracer_futex_wake_all(int *word)
+{
+	if (in_sandbox())
+		return;
+	int saved = errno;
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+	errno = saved;
+}
+
+static void futex_wake_one(int *word)
+{
+	if (in_sandbox())
+		return;
+	int saved = errno;
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	errno = saved;
 }
 
 static int try_word(struct tracer_lock *l)
@@ -94,12 +121,12 @@ static int acquire(struct tracer_lock *l, struct thread_state *self, int timeout
 		if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) == 0 && try_word(l))
 			return 1;
 	}
-	long deadline = timeout_ms >= 0 ? monotonic_ms() + timeout_ms : 0;
+	long deadline = timeout_ms >= 0 ? tracer_monotonic_ms() + timeout_ms : 0;
 	/* Mark contended and sleep until the holder wakes us. */
 	while (__atomic_exchange_n(&l->word, 2, __ATOMIC_ACQUIRE) != 0) {
 		int wait_ms = 1000;
 		if (timeout_ms >= 0) {
-			long left = deadline - monotonic_ms();
+			long left = deadline - tracer_monotonic_ms();
 			if (left <= 0) {
 				unclaim(l, self);
 				return 0;

@@ -70,6 +70,10 @@ int tracer_lock_fork_child(struct tracer_lock *l, int taken, struct thread_state
 /* Futex helpers on a 32-bit word, for the few other waits of the tracer
  * (a report in flight). Raw syscalls: no cancellation point, no wrapper. */
 void tracer_futex_wait(int *word, int expected, int timeout_ms);
+/* CLOCK_MONOTONIC in ms; in a strict sandbox (no clock), the time this
+ * thread spent waiting in tracer_futex_wait(), which is all a deadline
+ * needs. */
+long tracer_monotonic_ms(void);
 void tracer_futex_wake_all(int *word);
 
 #endif

@@ -7,6 +7,11 @@
  *   filter-abba    a seccomp filter (through syscall(SYS_seccomp)) that
  *                  forbids one unrelated call, then the same mutexes nested
  *                  in both orders: the tracer still reports inside it
+ *   strict-abba    SECCOMP_MODE_STRICT, then the two nested in both orders:
+ *                  the report must be made with write() alone
+ *   tight-abba     a filter that kills the process at any call but read,
+ *                  write, futex, exit and sigreturn (what the plain program
+ *                  makes), then the same inversion
  */
 #define _GNU_SOURCE
 #include <linux/filter.h>
@@ -65,6 +70,26 @@ static int enter_filter(void)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
+/* Kills the process at any call the plain program does not make here. */
+static int enter_tight_filter(void)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_read, 6, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 5, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigreturn, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2)
@@ -86,6 +111,22 @@ int main(int argc, char **argv)
 		nest(b, a);
 		write(1, "ok\n", 3);
 		return 0;
+	}
+	if (!strcmp(argv[1], "strict-abba")) {
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT))
+			return 3;
+		nest(a, b);
+		nest(b, a);
+		write(1, "ok\n", 3);
+		syscall(SYS_exit, 0);
+	}
+	if (!strcmp(argv[1], "tight-abba")) {
+		if (enter_tight_filter())
+			return 3;
+		nest(a, b);
+		nest(b, a);
+		write(1, "ok\n", 3);
+		syscall(SYS_exit_group, 0);
 	}
 	return 2;
 }
