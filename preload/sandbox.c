@@ -1,6 +1,8 @@
 /* The sandboxed process's identity, read before the sandbox (sandbox.h).
  * Plain libc only: the symbolizer and the unit tests link it alone. */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -8,6 +10,44 @@
 #include "thread_state.h"
 
 int tracer_sandboxed;
+
+/* Where glibc keeps a thread's id in its descriptor (struct pthread's
+ * tid, written by the kernel at clone(): what pthread_self() points to),
+ * in ints; glibc does not export it. Found as the one word equal to the
+ * first thread's gettid(), then confirmed by every thread that starts
+ * outside a sandbox; -2: not found, or once contradicted. */
+#define TID_SCAN_WORDS 256   /* 1 KiB: well inside the descriptor */
+static int tid_word = -1;
+
+void sandbox_learn_tid(pid_t tid)
+{
+	const int *words = (const int *)(uintptr_t)pthread_self();
+	int known = __atomic_load_n(&tid_word, __ATOMIC_RELAXED);
+	if (known >= 0) {
+		if (words[known] != tid)
+			__atomic_store_n(&tid_word, -2, __ATOMIC_RELAXED);
+		return;
+	}
+	if (known == -2)
+		return;
+	int found = -1;
+	for (int i = 0; i < TID_SCAN_WORDS; i++)
+		if (words[i] == tid) {
+			if (found >= 0)
+				return;   /* ambiguous: the next thread may tell */
+			found = i;
+		}
+	if (found >= 0)
+		__atomic_store_n(&tid_word, found, __ATOMIC_RELAXED);
+}
+
+pid_t thread_tid(void)
+{
+	if (!in_sandbox())
+		return gettid();
+	int known = __atomic_load_n(&tid_word, __ATOMIC_RELAXED);
+	return known >= 0 ? ((const int *)(uintptr_t)pthread_self())[known] : 0;
+}
 static pid_t sandbox_pid;
 static char sandbox_comm[17];
 
@@ -17,6 +57,7 @@ void sandbox_prepare(struct thread_state *ts)
 	prctl(PR_GET_NAME, sandbox_comm, 0, 0, 0);
 	if (!ts->tid)
 		ts->tid = gettid();
+	sandbox_learn_tid(ts->tid);
 }
 
 void sandbox_entered(int mode)
@@ -33,7 +74,7 @@ pid_t report_pid(void)
 
 pid_t report_tid(const struct thread_state *ts)
 {
-	return in_sandbox() && ts->tid ? ts->tid : gettid();
+	return in_sandbox() && ts->tid ? ts->tid : thread_tid();
 }
 
 void report_comm(char comm[17])
@@ -45,13 +86,13 @@ void report_comm(char comm[17])
 		prctl(PR_GET_NAME, comm, 0, 0, 0);
 }
 
-/* fork() was allowed in the sandbox: the child's pid and the forking
- * thread's new id are read as the tracer reads them after every fork
- * (report_fork_child()). */
+/* fork() was allowed in the sandbox: the forking thread is the child's
+ * only one, its id the child's pid (glibc has written it in the
+ * descriptor). */
 void sandbox_fork_child(struct thread_state *ts)
 {
 	if (in_sandbox()) {
-		sandbox_pid = getpid();
-		ts->tid = gettid();
+		ts->tid = thread_tid();
+		sandbox_pid = ts->tid;   /* 0: unknown, report_pid() asks */
 	}
 }

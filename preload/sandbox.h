@@ -50,6 +50,13 @@ pid_t report_pid(void);
 pid_t report_tid(const struct thread_state *ts);
 void report_comm(char comm[17]);
 
+/* The calling thread's id: gettid(), or inside a sandbox read from
+ * glibc's thread descriptor where sandbox_learn_tid() found it (0 if it
+ * did not). */
+pid_t thread_tid(void);
+/* Told the calling thread's id as gettid() gave it, outside a sandbox. */
+void sandbox_learn_tid(pid_t tid);
+
 /* In a forked child, by its thread (of a sandboxed process: its pid and
  * the thread's id are new). */
 void sandbox_fork_child(struct thread_state *ts);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "thread_registry.h"
 #include "report.h"
+#include "sandbox.h"
 #include "tracer_lock.h"
 #include "urcu_reader_state.h"
 #include "wait_state.h"
@@ -15,7 +16,10 @@ static struct tracer_lock registry = TRACER_LOCK_INITIALIZER(TRACER_LOCK_THREADS
 
 void thread_registry_add(struct thread_state *ts)
 {
-	ts->tid = gettid();
+	/* a thread started inside a seccomp sandbox may not ask (sandbox.h) */
+	ts->tid = thread_tid();
+	if (!in_sandbox())
+		sandbox_learn_tid(ts->tid);
 	if (!tracer_lock_acquire(&registry, ts))
 		return;
 	unsigned i;

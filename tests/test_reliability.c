@@ -389,6 +389,10 @@ Test(reliability, a_report_inside_a_seccomp_sandbox_is_made_with_write_alone)
 {
 	expect_report_in_sandbox("strict-abba", NULL);
 	expect_report_in_sandbox("tight-abba", NULL);
+	/* made inside: a thread (its id not asked of the kernel, which its
+	 * start asked) and a forked child */
+	expect_report_in_sandbox("tight-thread", NULL);
+	expect_report_in_sandbox("tight-fork", NULL);
 
 	char dir[] = "/tmp/lockdep-rcu-sandbox.XXXXXX";
 	cr_assert(mkdtemp(dir));

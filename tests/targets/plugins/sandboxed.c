@@ -12,6 +12,11 @@
  *   tight-abba     a filter that kills the process at any call but read,
  *                  write, futex, exit and sigreturn (what the plain program
  *                  makes), then the same inversion
+ *   tight-thread   a filter that allows what pthread_create() and a thread's
+ *                  end need, then a thread made inside that nests the two
+ *                  in both orders
+ *   tight-fork     the same filter with fork and wait4 allowed: a child
+ *                  forked inside nests the two in both orders
  */
 #define _GNU_SOURCE
 #include <linux/filter.h>
@@ -22,6 +27,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct obj {
@@ -90,6 +96,38 @@ static int enter_tight_filter(void)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
+/* Kills the process at any call but those of tight-abba and what glibc
+ * makes to start, end and join a thread. */
+static int enter_thread_filter(void)
+{
+	static const int allowed[] = {
+		SYS_read, SYS_write, SYS_futex, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
+		SYS_clone, SYS_clone3, SYS_mmap, SYS_mprotect, SYS_munmap, SYS_madvise,
+		SYS_set_robust_list, SYS_rseq, SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_wait4,
+	};
+	enum { N = sizeof(allowed) / sizeof(allowed[0]) };
+	struct sock_filter code[N + 3];
+	code[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	for (int i = 0; i < N; i++)   /* equal: jump to the ALLOW after the KILL */
+		code[1 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed[i], (unsigned char)(N - i), 0);
+	code[N + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	code[N + 2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { N + 3, code };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+static struct obj *thread_a, *thread_b;
+
+static void *nest_both_ways(void *unused)
+{
+	(void)unused;
+	nest(thread_a, thread_b);
+	nest(thread_b, thread_a);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2)
@@ -125,6 +163,32 @@ int main(int argc, char **argv)
 			return 3;
 		nest(a, b);
 		nest(b, a);
+		write(1, "ok\n", 3);
+		syscall(SYS_exit_group, 0);
+	}
+	if (!strcmp(argv[1], "tight-thread")) {
+		thread_a = a;
+		thread_b = b;
+		if (enter_thread_filter())
+			return 3;
+		pthread_t t;
+		if (pthread_create(&t, NULL, nest_both_ways, NULL) || pthread_join(t, NULL))
+			return 4;
+		write(1, "ok\n", 3);
+		syscall(SYS_exit_group, 0);
+	}
+	if (!strcmp(argv[1], "tight-fork")) {
+		if (enter_thread_filter())
+			return 3;
+		pid_t child = fork();
+		if (child == 0) {
+			nest(a, b);
+			nest(b, a);
+			syscall(SYS_exit_group, 0);
+		}
+		int status = -1;
+		if (child < 0 || waitpid(child, &status, 0) != child || status != 0)
+			return 4;
 		write(1, "ok\n", 3);
 		syscall(SYS_exit_group, 0);
 	}
