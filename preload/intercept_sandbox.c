@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "lock_stat.h"
 #include "log_output.h"
 #include "rcu_deref_set.h"
 #include "report.h"
@@ -71,6 +72,7 @@ static void before_sandbox(void)
 	if (!ts->deref_set)
 		rcu_deref_set_claim(ts);
 	sandbox_prepare(ts);
+	lock_stat_prepare_thread(ts);
 	/* The loaded objects listed now: inside, a frame is named by its
 	 * module with no file opened (and the tracer's stack is mapped by
 	 * this first use). */

@@ -56,4 +56,8 @@ void lock_stat_fork_child(void);
  * records file. */
 void lock_stat_print(void);
 
+/* Maps the thread's hold stamps now, not at its first acquisition: it is
+ * about to enter a seccomp sandbox (sandbox.h). */
+void lock_stat_prepare_thread(struct thread_state *ts);
+
 #endif

@@ -396,6 +396,9 @@ Test(reliability, a_report_inside_a_seccomp_sandbox_is_made_with_write_alone)
 	/* perturb's yields and sleeps (seed 1 makes some in each) */
 	expect_report_in_sandbox("strict-abba", "perturb=1:seed=1");
 	expect_report_in_sandbox("tight-thread", "perturb=1:seed=1");
+	/* lock_stat: its per-thread stamps mapped before, no clock in strict */
+	expect_report_in_sandbox("strict-abba", "lock_stat=1");
+	expect_report_in_sandbox("tight-thread", "lock_stat=1");
 
 	char dir[] = "/tmp/lockdep-rcu-sandbox.XXXXXX";
 	cr_assert(mkdtemp(dir));
