@@ -26,6 +26,7 @@
 #include "sandbox.h"
 #include "stack_depot.h"
 #include "symbolize.h"
+#include "tracer_arena.h"
 #include "thread_state.h"
 
 #if !defined(__x86_64__)
@@ -69,6 +70,7 @@ static void before_sandbox(void)
 	int saved_errno = errno;
 	log_output_open_now();
 	stack_depot_reserve();
+	tracer_pages_reserve();
 	if (!ts->deref_set)
 		rcu_deref_set_claim(ts);
 	sandbox_prepare(ts);

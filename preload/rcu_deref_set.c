@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "rcu_deref_set.h"
 #include "report.h"
+#include "tracer_arena.h"
 
 unsigned rcu_deref_sets_advertised;
 
@@ -31,11 +32,8 @@ struct rcu_deref_set *rcu_deref_set_claim(struct thread_state *ts)
 	}
 	if (!s) {
 		unsigned i = __atomic_fetch_add(&nr_deref_sets, 1, __ATOMIC_ACQ_REL);
-		void *page = MAP_FAILED;
-		if (i < MAX_DEREF_SETS)
-			page = mmap(NULL, sizeof(struct rcu_deref_set), PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (page == MAP_FAILED) {
+		void *page = i < MAX_DEREF_SETS ? tracer_pages_map(sizeof(struct rcu_deref_set)) : NULL;
+		if (!page) {
 			if (i >= MAX_DEREF_SETS)
 				__atomic_store_n(&nr_deref_sets, MAX_DEREF_SETS, __ATOMIC_RELAXED);
 			ts->deref_set_gone = 1;

@@ -2,6 +2,7 @@
  * with its header, the newest chunk is the one allocations bump in. */
 #define _GNU_SOURCE
 #include "tracer_arena.h"
+#include "sandbox.h"
 
 #include <stdint.h>
 #include <sys/mman.h>
@@ -44,10 +45,47 @@ static size_t header_size(void)
 	return round_up(sizeof(struct arena_chunk), TRACER_ARENA_ALIGN);
 }
 
+/* Inside a seccomp sandbox (sandbox.h) pages come from a reserve mapped
+ * before it, handed out once each (never returned: munmap is a call too),
+ * so the tables that grow (lock instances, classes, dereference sets) go
+ * on growing. Address space only until touched (MAP_NORESERVE). */
+#define SANDBOX_RESERVE ((size_t)128 << 20)
+static char *reserve;
+static size_t reserve_used;
+
+void tracer_pages_reserve(void)
+{
+	if (__atomic_load_n(&reserve, __ATOMIC_ACQUIRE))
+		return;
+	void *p = mmap(NULL, SANDBOX_RESERVE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	void *none = NULL;
+	if (p != MAP_FAILED && !__atomic_compare_exchange_n(&reserve, &none, p, 0, __ATOMIC_ACQ_REL,
+							     __ATOMIC_ACQUIRE))
+		munmap(p, SANDBOX_RESERVE);
+}
+
+static void *reserve_take(size_t size)
+{
+	char *base = __atomic_load_n(&reserve, __ATOMIC_ACQUIRE);
+	if (!base)
+		return NULL;
+	size_t at = __atomic_fetch_add(&reserve_used, size, __ATOMIC_RELAXED);
+	return at <= SANDBOX_RESERVE - size ? base + at : NULL;
+}
+
+static int in_reserve(const void *pages)
+{
+	const char *base = __atomic_load_n(&reserve, __ATOMIC_ACQUIRE);
+	return base && (const char *)pages >= base && (const char *)pages < base + SANDBOX_RESERVE;
+}
+
 void *tracer_pages_map(size_t size)
 {
 	if (size == 0 || size > SIZE_MAX / 4)
 		return NULL;
+	if (in_sandbox())
+		return size <= SANDBOX_RESERVE ? reserve_take(round_up(size, page_size())) : NULL;
 	void *pages = mmap(NULL, round_up(size, page_size()), PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return pages == MAP_FAILED ? NULL : pages;
@@ -55,6 +93,8 @@ void *tracer_pages_map(size_t size)
 
 void tracer_pages_unmap(void *pages, size_t size)
 {
+	if (in_sandbox() || in_reserve(pages))
+		return;
 	if (pages != NULL && size != 0)
 		munmap(pages, round_up(size, page_size()));
 }

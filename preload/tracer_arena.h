@@ -41,5 +41,8 @@ void tracer_arena_release(struct tracer_arena *arena);
  * lazily (MAP_NORESERVE), so an upper-bound size costs only what is touched. */
 void *tracer_pages_map(size_t size);
 void tracer_pages_unmap(void *pages, size_t size);
+/* Maps the reserve tracer_pages_map() takes from inside a seccomp sandbox
+ * (sandbox.h): called before the program enters one. */
+void tracer_pages_reserve(void);
 
 #endif

@@ -17,6 +17,9 @@
  *                  in both orders
  *   tight-fork     the same filter with fork and wait4 allowed: a child
  *                  forked inside nests the two in both orders
+ *   strict-grow    SECCOMP_MODE_STRICT, then 20,000 locks made inside (the
+ *                  tracer's tables grow), neighbours nested in address
+ *                  order, then the last two in the other order
  */
 #define _GNU_SOURCE
 #include <linux/filter.h>
@@ -118,6 +121,14 @@ static int enter_thread_filter(void)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
+#define GROW_LOCKS 20000
+
+/* The init site of the locks made inside the sandbox: one more class. */
+static __attribute__((noinline)) void grown_init(struct obj *o)
+{
+	pthread_mutex_init(&o->m, NULL);
+}
+
 static struct obj *thread_a, *thread_b;
 
 static void *nest_both_ways(void *unused)
@@ -176,6 +187,18 @@ int main(int argc, char **argv)
 			return 4;
 		write(1, "ok\n", 3);
 		syscall(SYS_exit_group, 0);
+	}
+	if (!strcmp(argv[1], "strict-grow")) {
+		struct obj *many = calloc(GROW_LOCKS, sizeof(*many));
+		if (!many || prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT))
+			return 3;
+		for (int i = 0; i < GROW_LOCKS; i++)
+			grown_init(&many[i]);
+		for (int i = 0; i + 1 < GROW_LOCKS; i++)
+			nest(&many[i], &many[i + 1]);
+		nest(&many[GROW_LOCKS - 1], &many[GROW_LOCKS - 2]);   /* the newest pair, inverted */
+		write(1, "ok\n", 3);
+		syscall(SYS_exit, 0);
 	}
 	if (!strcmp(argv[1], "tight-fork")) {
 		if (enter_thread_filter())
