@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
+#include "sandbox.h"
 #include "watchdog.h"
 #include "backtrace.h"
 #include "hang_reports.h"
@@ -203,7 +204,10 @@ void wait_begin(struct thread_state *ts, enum wait_kind kind, const void *object
 		if (__atomic_load_n(&sleeping, __ATOMIC_SEQ_CST))
 			futex(&wake_word, FUTEX_WAKE_PRIVATE, 1);
 	}
-	if (__atomic_load_n(&started, __ATOMIC_ACQUIRE) == 0 && may_allocate(ts, ip))
+	/* Not from inside a seccomp sandbox: starting a thread there may be
+	 * what kills the process (sandbox.h). One started before watches on,
+	 * outside it. */
+	if (__atomic_load_n(&started, __ATOMIC_ACQUIRE) == 0 && !in_sandbox() && may_allocate(ts, ip))
 		start_watchdog();
 	tracer_leave(ts);
 }

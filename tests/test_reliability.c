@@ -393,6 +393,8 @@ Test(reliability, a_report_inside_a_seccomp_sandbox_is_made_with_write_alone)
 	 * start asked) and a forked child */
 	expect_report_in_sandbox("tight-thread", NULL);
 	expect_report_in_sandbox("tight-fork", NULL);
+	/* a wait announced inside: the watchdog thread is not started there */
+	expect_report_in_sandbox("tight-wait", NULL);
 	/* the tracer's tables grow inside (pages from a reserve) */
 	expect_report_in_sandbox("strict-grow", NULL);
 	/* perturb's yields and sleeps (seed 1 makes some in each) */

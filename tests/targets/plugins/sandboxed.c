@@ -17,6 +17,9 @@
  *                  in both orders
  *   tight-fork     the same filter with fork and wait4 allowed: a child
  *                  forked inside nests the two in both orders
+ *   tight-wait     a thread made before holds a lock 1.5 s; the main thread
+ *                  enters the tight-abba filter (for itself alone) and
+ *                  waits for that lock (a wait the tracer announces)
  *   strict-grow    SECCOMP_MODE_STRICT, then 20,000 locks made inside (the
  *                  tracer's tables grow), neighbours nested in address
  *                  order, then the last two in the other order
@@ -31,6 +34,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct obj {
@@ -130,6 +134,18 @@ static __attribute__((noinline)) void grown_init(struct obj *o)
 }
 
 static struct obj *thread_a, *thread_b;
+static pthread_barrier_t holding;
+
+static void *hold_a_while(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&thread_a->m);
+	pthread_barrier_wait(&holding);
+	struct timespec t = { 1, 500000000 };
+	nanosleep(&t, NULL);
+	pthread_mutex_unlock(&thread_a->m);
+	return NULL;
+}
 
 static void *nest_both_ways(void *unused)
 {
@@ -185,6 +201,21 @@ int main(int argc, char **argv)
 		pthread_t t;
 		if (pthread_create(&t, NULL, nest_both_ways, NULL) || pthread_join(t, NULL))
 			return 4;
+		write(1, "ok\n", 3);
+		syscall(SYS_exit_group, 0);
+	}
+	if (!strcmp(argv[1], "tight-wait")) {
+		thread_a = a;
+		pthread_t t;
+		if (pthread_barrier_init(&holding, NULL, 2) || pthread_create(&t, NULL, hold_a_while, NULL))
+			return 4;
+		pthread_barrier_wait(&holding);
+		if (enter_tight_filter())
+			return 3;
+		pthread_mutex_lock(&a->m);   /* waits ~1.5 s on a futex */
+		pthread_mutex_unlock(&a->m);
+		nest(a, b);
+		nest(b, a);
 		write(1, "ok\n", 3);
 		syscall(SYS_exit_group, 0);
 	}
