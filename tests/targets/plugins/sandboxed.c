@@ -68,6 +68,15 @@ static __attribute__((noinline)) struct obj *ledger_new(void)
 	return o;
 }
 
+/* Loads a filter through syscall(SYS_seccomp), as libseccomp does. */
+static int enter_filter_program(struct sock_filter *code, unsigned short len)
+{
+	struct sock_fprog prog = { len, code };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
 /* Allows every call but ptrace (which nothing here makes). */
 static int enter_filter(void)
 {
@@ -77,52 +86,39 @@ static int enter_filter(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+	return enter_filter_program(code, sizeof(code) / sizeof(code[0]));
 }
 
-/* Kills the process at any call the plain program does not make here. */
+/* Kills the process at any call not in allowed[n] (n < 30). */
+static int enter_allowlist(const int *allowed, int n)
+{
+	struct sock_filter code[32];
+	code[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	for (int i = 0; i < n; i++)   /* equal: jump to the ALLOW after the KILL */
+		code[1 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)allowed[i],
+							   (unsigned char)(n - i), 0);
+	code[n + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	code[n + 2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return enter_filter_program(code, (unsigned short)(n + 3));
+}
+
+/* What the plain program calls inside: read, write, futex, exit. */
+#define TIGHT_CALLS SYS_read, SYS_write, SYS_futex, SYS_exit, SYS_exit_group, SYS_rt_sigreturn
+
 static int enter_tight_filter(void)
 {
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_read, 6, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 5, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 4, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigreturn, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+	static const int allowed[] = { TIGHT_CALLS };
+	return enter_allowlist(allowed, sizeof(allowed) / sizeof(allowed[0]));
 }
 
-/* Kills the process at any call but those of tight-abba and what glibc
- * makes to start, end and join a thread. */
+/* Those, and what glibc calls to start, end and join a thread or fork. */
 static int enter_thread_filter(void)
 {
 	static const int allowed[] = {
-		SYS_read, SYS_write, SYS_futex, SYS_exit, SYS_exit_group, SYS_rt_sigreturn,
-		SYS_clone, SYS_clone3, SYS_mmap, SYS_mprotect, SYS_munmap, SYS_madvise,
+		TIGHT_CALLS, SYS_clone, SYS_clone3, SYS_mmap, SYS_mprotect, SYS_munmap, SYS_madvise,
 		SYS_set_robust_list, SYS_rseq, SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_wait4,
 	};
-	enum { N = sizeof(allowed) / sizeof(allowed[0]) };
-	struct sock_filter code[N + 3];
-	code[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-	for (int i = 0; i < N; i++)   /* equal: jump to the ALLOW after the KILL */
-		code[1 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed[i], (unsigned char)(N - i), 0);
-	code[N + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
-	code[N + 2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	struct sock_fprog prog = { N + 3, code };
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+	return enter_allowlist(allowed, sizeof(allowed) / sizeof(allowed[0]));
 }
 
 #define GROW_LOCKS 20000
