@@ -10,6 +10,8 @@
 #include "thread_state.h"
 
 int tracer_sandboxed;
+static pid_t sandbox_pid;        /* read before the sandbox; 0: ask */
+static char sandbox_comm[17];    /* the entering thread's name */
 
 /* Where glibc keeps a thread's id in its descriptor (struct pthread's
  * tid, written by the kernel at clone(): what pthread_self() points to),
@@ -48,8 +50,6 @@ pid_t thread_tid(void)
 	int known = __atomic_load_n(&tid_word, __ATOMIC_RELAXED);
 	return known >= 0 ? ((const int *)(uintptr_t)pthread_self())[known] : 0;
 }
-static pid_t sandbox_pid;
-static char sandbox_comm[17];
 
 void sandbox_prepare(struct thread_state *ts)
 {
