@@ -11,6 +11,7 @@
 #include "options.h"
 #include "report.h"
 #include "sandbox.h"
+#include "thread_state.h"
 
 struct log_file {
 	int fd;              /* -1: not open */
@@ -245,10 +246,12 @@ void log_output_open_now(void)
 void log_output_write(const char *buf, size_t len)
 {
 	int saved = errno;
+	int cancel = tracer_cancel_off();
 	int fd = log_fd();
 	write_all(fd, buf, len);
 	if (fd != 2)
 		wrote_anything = 1;
+	tracer_cancel_restore(cancel);
 	errno = saved;
 }
 

@@ -496,6 +496,7 @@ int symbolizer_run(struct thread_state *ts, void (*fn)(void *), void *arg)
 		return 1;
 	}
 	int saved_errno = errno;
+	int cancel = tracer_cancel_off();
 	tracer_enter(ts);
 	int ran = tracer_lock_acquire(&report_lock, ts);
 	if (ran) {
@@ -503,6 +504,7 @@ int symbolizer_run(struct thread_state *ts, void (*fn)(void *), void *arg)
 		tracer_lock_release(&report_lock);
 	}
 	tracer_leave(ts);
+	tracer_cancel_restore(cancel);
 	errno = saved_errno;
 	return ran;
 }
@@ -545,6 +547,7 @@ void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t
 		       const char *title, void (*body)(struct thread_state *, void *), void *arg)
 {
 	int saved_errno = errno;
+	int cancel = tracer_cancel_off();
 	tracer_enter(ts);
 	if (!once_key)
 		in_flight_begin();
@@ -581,6 +584,7 @@ out:
 		report_site_written(kind, once_key);
 	in_flight_end();
 	tracer_leave(ts);
+	tracer_cancel_restore(cancel);
 	errno = saved_errno;
 }
 

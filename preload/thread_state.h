@@ -23,6 +23,7 @@
 #ifndef LOCKDEP_RCU_THREAD_STATE_H
 #define LOCKDEP_RCU_THREAD_STATE_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include "flavors.h"
 
@@ -319,6 +320,24 @@ int held_reader_on(const struct thread_state *ts, enum rcu_flavor underlying);
 
 /* Entering and leaving the tracer's own code; the guard nests. */
 static inline void tracer_enter(struct thread_state *ts) { ts->in_tracer++; signal_fence(); }
+
+/* The tracer's slow work (naming from ELF files, writing a report) calls
+ * open() and write(), which are cancellation points; the lock calls it
+ * runs in are not. A thread with a cancellation request pending would be
+ * cancelled inside pthread_mutex_lock(), with its locks (and the tracer's)
+ * held. Deferred cancellation is held off around that work. */
+static inline int tracer_cancel_off(void)
+{
+	int old = PTHREAD_CANCEL_DISABLE;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+static inline void tracer_cancel_restore(int old)
+{
+	if (old == PTHREAD_CANCEL_ENABLE)
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+}
 static inline void tracer_leave(struct thread_state *ts) { signal_fence(); ts->in_tracer--; }
 
 #endif

@@ -327,6 +327,25 @@ Test(reliability, perturb_adds_no_cancellation_point)
 	run_free(&r);
 }
 
+/* A deferred cancellation is acted on only at cancellation points, and no
+ * lock call is one. The tracer's own open() (naming a new class from ELF
+ * files) and write() (a report) inside the lock calls were: a thread with
+ * a cancellation request pending was cancelled inside pthread_mutex_lock()
+ * and left the mutex locked forever, or inside a report with the report
+ * lock held (every later report then hung). */
+Test(reliability, a_pending_cancellation_is_not_acted_on_inside_lock_calls)
+{
+	struct run r = reliability("cancel-pending-in-lock-calls", NULL, 30);
+	cr_expect_eq(r.exit_code, 66, "exit %d, signal %d\n%s", r.exit_code, r.signal, r.err);
+	cr_expect_str_eq(r.out,
+			 "cancelled 1, got past 1, outer lock 0\n"
+			 "cancelled 1, got past 1, outer lock 0\n"
+			 "done\n", "%s", r.err);
+	cr_expect_eq(count_of(r.err, BAD_UNLOCK), 2, "%s", r.err);
+	cr_expect(!strstr(r.err, "not printed"), "%s", r.err);
+	run_free(&r);
+}
+
 /* A program that sandboxes itself with seccomp: in SECCOMP_MODE_STRICT only
  * read, write, exit and sigreturn are allowed, and the tracer's first lock
  * dependency mapped its stack depot then: the process was killed

@@ -556,6 +556,60 @@ SCENARIO perturb_no_cancellation_point(void)
 	printf("mutex left locked %d times\n", locked_after);
 }
 
+/* A thread with a cancellation request pending runs code without
+ * cancellation points: its lock calls (not cancellation points) must not
+ * become ones. First, its first nesting of two static mutexes (the tracer
+ * names their classes, reading ELF files); then a bad unlock (a report,
+ * written to stderr). Each thread gets past both and is cancelled at its
+ * own pthread_testcancel(); main then takes the locks. */
+static pthread_mutex_t pending_outer = PTHREAD_MUTEX_INITIALIZER, pending_inner = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t pending_never_locked = PTHREAD_MUTEX_INITIALIZER;
+static volatile int pending_go, pending_got_past;
+
+static void *nest_with_cancel_pending(void *bad_unlock)
+{
+	while (!pending_go)
+		;   /* no cancellation point */
+	pthread_mutex_lock(&pending_outer);
+	pthread_mutex_lock(&pending_inner);
+	pthread_mutex_unlock(&pending_inner);
+	pthread_mutex_unlock(&pending_outer);
+	if (bad_unlock)
+		pthread_mutex_unlock(&pending_never_locked);   /* the bug reported */
+	pending_got_past = 1;
+	pthread_testcancel();
+	return NULL;
+}
+
+static void cancel_pending_run(int bad_unlock)
+{
+	pthread_t t;
+	pending_go = pending_got_past = 0;
+	pthread_create(&t, NULL, nest_with_cancel_pending, bad_unlock ? (void *)1 : NULL);
+	sleep_ms(10);
+	pthread_cancel(t);
+	pending_go = 1;
+	void *result;
+	pthread_join(t, &result);
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 2;
+	int outer = pthread_mutex_timedlock(&pending_outer, &deadline);
+	if (!outer)
+		pthread_mutex_unlock(&pending_outer);
+	printf("cancelled %d, got past %d, outer lock %d\n", result == PTHREAD_CANCELED, pending_got_past, outer);
+	fflush(stdout);
+}
+
+SCENARIO cancel_pending_in_lock_calls(void)
+{
+	cancel_pending_run(0);
+	cancel_pending_run(1);
+	/* the report lock was not left held: another report is made */
+	pthread_mutex_unlock(&pending_never_locked);
+	printf("done\n");
+}
+
 static const struct scenario scenarios[] = {
 	{ "stack-16k", stack_16k },
 	{ "stack-64k", stack_64k },
@@ -573,6 +627,7 @@ static const struct scenario scenarios[] = {
 	{ "exit-while-reporting", exit_while_reporting },
 	{ "abort-after-report", abort_after_report },
 	{ "perturb-no-cancellation-point", perturb_no_cancellation_point },
+	{ "cancel-pending-in-lock-calls", cancel_pending_in_lock_calls },
 	{ NULL, NULL },
 };
 
