@@ -2,9 +2,12 @@
  * still held, liburcu registrations left behind), and the stack bounds the
  * tracer needs to know how much of a thread's stack it may use. */
 #define _GNU_SOURCE
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include "sandbox.h"
 #include "lock_tracking.h"
 #include "real_functions.h"
 #include "report.h"
@@ -68,19 +71,38 @@ static void thread_ends(void *unused)
 	check_locks_held_at_thread_end(ts);
 }
 
+/* The lowest usable address of this thread's stack, of `size` bytes: what
+ * the tracer's stack capture must stay above. glibc carves the thread's
+ * TLS and descriptor out of the top of that size, so the frame here is
+ * kilobytes below the block's top and "frame - size" lies below the block
+ * (a 16 KiB thread crashed in the capture): asked of glibc instead. In a
+ * seccomp sandbox (where that asks the kernel for the thread's affinity)
+ * half the size is assumed taken above the frame. */
+static uintptr_t lowest_stack_address(size_t size)
+{
+	uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+	pthread_attr_t attr;
+	if (!in_sandbox() && pthread_getattr_np(pthread_self(), &attr) == 0) {
+		void *low = NULL;
+		size_t got = 0;
+		int ok = pthread_attr_getstack(&attr, &low, &got) == 0 && (uintptr_t)low < frame;
+		pthread_attr_destroy(&attr);
+		if (ok)
+			return (uintptr_t)low;
+	}
+	return frame - size / 2;
+}
+
 static void *thread_trampoline(void *p)
 {
 	struct thread_start start = *(struct thread_start *)p;
 	free(p);
 	struct thread_state *ts = thread_state();
 	thread_registry_add(ts);
-	/* The lowest usable address: what the tracer's stack capture must stay
-	 * above (glibc puts the thread's TLS and descriptor at the top of the
-	 * block, so measuring down from here is conservative). */
 	if (start.stack_addr)
 		ts->stack_limit = start.stack_addr;
 	else if (start.stack_size)
-		ts->stack_limit = (uintptr_t)__builtin_frame_address(0) - start.stack_size;
+		ts->stack_limit = lowest_stack_address(start.stack_size);
 	ts->urcu_worker = (uint8_t)start.urcu_worker;
 	pthread_setspecific(thread_end_key, (void *)1);
 	void *ret;
@@ -88,6 +110,40 @@ static void *thread_trampoline(void *p)
 	ret = start.start_routine(start.arg);
 	pthread_cleanup_pop(1);
 	return ret;
+}
+
+/* What the tracer takes of a thread's stack: glibc carves every module's
+ * static TLS out of the size the program asked for, ours too (the thread
+ * state, ~2 KiB), and the wrapper frames under the start routine. A
+ * program that sized a small stack exactly (16 KiB) would overflow it. */
+static int tls_of_tracer(struct dl_phdr_info *info, size_t size, void *out)
+{
+	(void)size;
+	uintptr_t self = (uintptr_t)&tls_of_tracer;
+	size_t tls = 0;
+	int ours = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && self >= lo && self < lo + ph->p_memsz)
+			ours = 1;
+		if (ph->p_type == PT_TLS)
+			tls = ph->p_memsz + (ph->p_align > 1 ? ph->p_align : 0);
+	}
+	if (ours)
+		*(size_t *)out = tls;
+	return ours;
+}
+
+static size_t stack_taken_by_tracer(void)
+{
+	static size_t taken;
+	if (!__atomic_load_n(&taken, __ATOMIC_RELAXED)) {
+		size_t tls = 0;
+		dl_iterate_phdr(tls_of_tracer, &tls);
+		__atomic_store_n(&taken, tls + 4096, __ATOMIC_RELAXED);   /* + its frames (validation, not unwinding) */
+	}
+	return taken;
 }
 
 int tracer_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_routine)(void *), void *arg)
@@ -113,10 +169,25 @@ int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict at
 	if (attr) {
 		void *addr = NULL;
 		size_t size = 0;
-		if (!pthread_attr_getstack(attr, &addr, &size) && addr)
+		/* glibc's getstack answers "0 - size" for an attribute with no
+		 * stack of the caller's (it subtracts the size from a NULL top):
+		 * that stack_limit let a 16 KiB thread's capture run off its end */
+		if (!pthread_attr_getstack(attr, &addr, &size) && addr && (uintptr_t)addr + size != 0)
 			start->stack_addr = (uintptr_t)addr;
 		else if (!pthread_attr_getstacksize(attr, &size))
 			start->stack_size = size;
+	}
+	/* A size the program chose is given back what the tracer takes of it:
+	 * asked of a copy of the attribute (glibc's is plain data but for a
+	 * pointer to its affinity and signal mask, which the copy shares and
+	 * pthread_create() only reads; the copy is never destroyed). */
+	pthread_attr_t grown;
+	if (start->stack_size && start->stack_size < ((size_t)1 << 30)) {
+		memcpy(&grown, attr, sizeof(grown));
+		if (pthread_attr_setstacksize(&grown, start->stack_size + stack_taken_by_tracer()) == 0) {
+			start->stack_size += stack_taken_by_tracer();
+			attr = &grown;
+		}
 	}
 	int ret = REAL(pthread_create)(thread, attr, thread_trampoline, start);
 	if (ret != 0)

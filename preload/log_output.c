@@ -1,6 +1,10 @@
 /* The log descriptor's life; see log_output.h for the rules. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +49,77 @@ static void write_all(int fd, const char *buf, size_t len)
 		buf += n;
 		len -= (size_t)n;
 	}
+}
+
+/* ---- stderr, borrowed -------------------------------------------------------
+ * Reports without log_path go to descriptor 2, which is the program's: it
+ * may have been closed when the process started (2>&-), so that the
+ * program's first open() took it for a data file, or replaced since (a
+ * daemon's accepted socket, a file opened after close(2)). Fd 2 is written
+ * to only when it is the file it was when the tracer started, or has been
+ * replaced by what a program puts there to keep its stderr: a file opened
+ * for appending (a log), a pipe (a logger), a character device (a terminal,
+ * /dev/null). A report that may not go there is not printed (the summary's
+ * count still has it). A pipe nobody reads raises SIGPIPE, which the plain
+ * program never got: blocked around the write, and consumed if the write
+ * raised it. */
+static int stderr_at_start;   /* 0: not looked at yet, 1: open, 2: closed */
+static dev_t stderr_dev;
+static ino_t stderr_ino;
+
+void log_output_note_stderr(void)
+{
+	struct stat st;
+	if (__atomic_load_n(&stderr_at_start, __ATOMIC_ACQUIRE))
+		return;
+	int open_now = fstat(2, &st) == 0;
+	if (open_now) {
+		stderr_dev = st.st_dev;
+		stderr_ino = st.st_ino;
+	}
+	__atomic_store_n(&stderr_at_start, open_now ? 1 : 2, __ATOMIC_RELEASE);
+}
+
+/* 0: not to be written; else 1, or 2 when a write may raise SIGPIPE. */
+static int stderr_writable(void)
+{
+	log_output_note_stderr();
+	if (stderr_at_start == 2)
+		return 0;
+	if (in_sandbox())
+		return 1;   /* no fstat inside (sandbox.h): as it was */
+	struct stat st;
+	if (fstat(2, &st))
+		return 0;
+	int may_pipe = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? 2 : 1;
+	if (st.st_dev == stderr_dev && st.st_ino == stderr_ino)
+		return may_pipe;
+	if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
+		return may_pipe;
+	int flags = fcntl(2, F_GETFL);
+	return S_ISREG(st.st_mode) && flags >= 0 && (flags & O_APPEND) ? 1 : 0;
+}
+
+static void write_stderr(const char *buf, size_t len)
+{
+	int how = stderr_writable();
+	if (!how)
+		return;
+	if (how == 1) {
+		write_all(2, buf, len);
+		return;
+	}
+	/* Raw calls: the tracer's own sigprocmask wrapper would forget the
+	 * thread's cached mask for nothing. */
+	uint64_t pipe_bit = 1ull << (SIGPIPE - 1), old = 0, pending = 0;
+	syscall(SYS_rt_sigpending, &pending, sizeof(pending));
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_bit, &old, sizeof(old));
+	write_all(2, buf, len);
+	if (!(pending & pipe_bit)) {
+		struct timespec none = { 0, 0 };
+		syscall(SYS_rt_sigtimedwait, &pipe_bit, NULL, &none, sizeof(pipe_bit));
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 }
 
 static void expand_path(char *out, size_t size, const char *suffix)
@@ -134,7 +209,7 @@ static void say(const char *fmt, const char *a, const char *b)
 	char line[LOG_PATH_MAX * 2 + 160];
 	int n = snprintf(line, sizeof(line), fmt, a, b);
 	if (n > 0)
-		write_all(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		write_stderr(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 /* The directory of the log, kept open (O_PATH) to make or remove the log
@@ -248,9 +323,12 @@ void log_output_write(const char *buf, size_t len)
 	int saved = errno;
 	int cancel = tracer_cancel_off();
 	int fd = log_fd();
-	write_all(fd, buf, len);
-	if (fd != 2)
+	if (fd == 2) {
+		write_stderr(buf, len);
+	} else {
+		write_all(fd, buf, len);
 		wrote_anything = 1;
+	}
 	tracer_cancel_restore(cancel);
 	errno = saved;
 }

@@ -27,6 +27,10 @@ void log_output_prepare(int new_uid, int new_gid);
  * process is about to enter a seccomp sandbox, where no file is opened
  * (sandbox.h). Quiet, it leaves the empty log behind. */
 void log_output_open_now(void);
+/* Notes what descriptor 2 is when the tracer starts (its constructor):
+ * reports go there only while it is still that, or what a program puts
+ * there to keep its stderr. */
+void log_output_note_stderr(void);
 /* Writes one buffer with one write(2) when it fits (reports of racing
  * processes never interleave), looping on short writes and EINTR; errno
  * is preserved. */

@@ -327,6 +327,52 @@ Test(reliability, perturb_adds_no_cancellation_point)
 	run_free(&r);
 }
 
+/* Reports without log_path go to descriptor 2, the program's. A program
+ * started with stderr closed, or closing it, has its first open() take
+ * that number for a data file: the report was written into the file. A
+ * stderr that is a pipe nobody reads killed the program with SIGPIPE. */
+Test(reliability, reports_never_land_in_what_the_program_put_at_fd_2)
+{
+	char dir[] = "/tmp/lockdep-rcu-fd2.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char data[256];
+	snprintf(data, sizeof(data), "%s/data", dir);
+	setenv("DATA_FILE", data, 1);
+	struct run r = reliability("stderr-closed-then-data-file", NULL, 20);
+	cr_expect_str_eq(r.out, "fd 2 holds 10 bytes: DATA\nMORE\n", "%s", r.err);
+	cr_expect_eq(r.exit_code, 66, "exit %d, signal %d", r.exit_code, r.signal);
+	run_free(&r);
+
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "exec %s stderr-closed-at-start 2>&-", build_path("targets/reliability.memb"));
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct run_options o = { .preload = 1, .timeout = 20 };
+	r = run_program(argv, &o);
+	cr_expect_str_eq(r.out, "fd 2 holds 10 bytes: DATA\nMORE\n", "%s", r.err);
+	run_free(&r);
+	unsetenv("DATA_FILE");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+
+	r = reliability("stderr-pipe-unread", NULL, 20);
+	cr_expect_eq(r.signal, 0, "killed by signal %d", r.signal);
+	cr_expect_str_eq(r.out, "survived the report\n");
+	run_free(&r);
+}
+
+Test(reliability, a_small_stack_used_deep_runs_as_without_the_preload)
+{
+	struct run p = reliability_plain("stack-16k-used-deep");
+	struct run r = reliability("stack-16k-used-deep", NULL, 30);
+	static const char out[] = "5632 bytes deep, nesting 1: joined\n6144 bytes deep, nesting 0: joined\n";
+	cr_assert_str_eq(p.out, out, "the plain run: exit %d, signal %d", p.exit_code, p.signal);
+	cr_expect_eq(r.exit_code, 0, "exit %d, signal %d\n%s", r.exit_code, r.signal, r.err);
+	cr_expect_str_eq(r.out, out, "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&p);
+	run_free(&r);
+}
+
 /* A deferred cancellation is acted on only at cancellation points, and no
  * lock call is one. The tracer's own open() (naming a new class from ELF
  * files) and write() (a report) inside the lock calls were: a thread with

@@ -62,6 +62,59 @@ static void run_with_stack(size_t size)
 }
 
 SCENARIO stack_16k(void) { run_with_stack(PTHREAD_STACK_MIN); }
+
+/* A correct program that sizes its threads' stacks to what it uses: a
+ * PTHREAD_STACK_MIN thread goes `deep_bytes` down its stack, then (in the
+ * first run) nests two mutexes for the first time there. The tracer's TLS
+ * is carved from that size too, and its capture's limit was computed
+ * below the stack: both crashed (SIGSEGV) where the plain program ran. */
+static pthread_mutex_t deep_outer = PTHREAD_MUTEX_INITIALIZER, deep_inner = PTHREAD_MUTEX_INITIALIZER;
+static long deep_bytes;
+static int deep_nests;
+
+static __attribute__((noinline)) int go_deep(long left)
+{
+	volatile char pad[256];
+	pad[0] = (char)left;
+	if (left > 256)
+		return go_deep(left - 256) + pad[0];
+	if (deep_nests) {
+		pthread_mutex_lock(&deep_outer);
+		pthread_mutex_lock(&deep_inner);
+		pthread_mutex_unlock(&deep_inner);
+		pthread_mutex_unlock(&deep_outer);
+	}
+	return pad[0];
+}
+
+static void *deep_on_small_stack(void *arg)
+{
+	(void)arg;
+	return (void *)(long)go_deep(deep_bytes);
+}
+
+static void run_deep(long bytes, int nests)
+{
+	deep_bytes = bytes;
+	deep_nests = nests;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN);
+	pthread_t t;
+	if (pthread_create(&t, &attr, deep_on_small_stack, NULL)) {
+		printf("pthread_create failed\n");
+		exit(3);
+	}
+	pthread_join(t, NULL);
+	pthread_attr_destroy(&attr);
+	printf("%ld bytes deep, nesting %d: joined\n", bytes, nests);
+}
+
+SCENARIO stack_16k_used_deep(void)
+{
+	run_deep(5632, 1);
+	run_deep(6144, 0);
+}
 SCENARIO stack_64k(void) { run_with_stack(64 * 1024); }
 
 /* ---- signals --------------------------------------------------------------- */
@@ -610,9 +663,54 @@ SCENARIO cancel_pending_in_lock_calls(void)
 	printf("done\n");
 }
 
+/* ---- stderr, the program's ------------------------------------------------- */
+
+/* The program's data file takes descriptor 2 (stderr closed before, by the
+ * program or by whoever started it), then a bug is reported: the file must
+ * hold the program's data only. DATA_FILE names it. */
+static void data_file_at_fd2(void)
+{
+	const char *path = getenv("DATA_FILE");
+	int fd = open(path ? path : "/dev/null", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	(void)!write(fd, "DATA\n", 5);
+	unlock_unheld(&never_locked);   /* the bug reported */
+	(void)!write(fd, "MORE\n", 5);
+	char buf[4096];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = 0;
+	printf("fd %d holds %zd bytes: %s", fd, n, buf);
+}
+
+SCENARIO stderr_closed_then_data_file(void)
+{
+	close(2);
+	data_file_at_fd2();
+}
+
+/* Started with stderr closed (by the test's shell). */
+SCENARIO stderr_closed_at_start(void)
+{
+	data_file_at_fd2();
+}
+
+/* Stderr is a pipe nobody reads (a supervisor that died): the plain program
+ * never writes there, so never gets SIGPIPE. */
+SCENARIO stderr_pipe_unread(void)
+{
+	int p[2];
+	if (pipe(p))
+		exit(3);
+	dup2(p[1], 2);
+	close(p[0]);
+	close(p[1]);
+	unlock_unheld(&never_locked);
+	printf("survived the report\n");
+}
+
 static const struct scenario scenarios[] = {
 	{ "stack-16k", stack_16k },
 	{ "stack-64k", stack_64k },
+	{ "stack-16k-used-deep", stack_16k_used_deep },
 	{ "signal-reader-during-unlocks", signal_reader_during_unlocks },
 	{ "signal-new-class-during-class-creation", signal_new_class_during_class_creation },
 	{ "fork-while-validating", fork_while_validating },
@@ -628,6 +726,9 @@ static const struct scenario scenarios[] = {
 	{ "abort-after-report", abort_after_report },
 	{ "perturb-no-cancellation-point", perturb_no_cancellation_point },
 	{ "cancel-pending-in-lock-calls", cancel_pending_in_lock_calls },
+	{ "stderr-closed-then-data-file", stderr_closed_then_data_file },
+	{ "stderr-closed-at-start", stderr_closed_at_start },
+	{ "stderr-pipe-unread", stderr_pipe_unread },
 	{ NULL, NULL },
 };
 
