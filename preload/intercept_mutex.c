@@ -28,6 +28,16 @@ static inline int mutex_taken(int ret)
 	return likely(ret == 0) || ret == EOWNERDEAD;
 }
 
+/* Whether a blocking acquisition may be the real trylock first (the hang
+ * checks' way to know a wait): not for a robust mutex, whose trylock in
+ * glibc 2.36 leaves a not-recoverable one with its lock word set to the
+ * caller, so that every later lock blocks forever (plain, each returns
+ * ENOTRECOVERABLE at once). */
+static inline int mutex_try_first(const pthread_mutex_t *m)
+{
+	return likely(lock_slow_paths) && !(m->__data.__kind & 16);   /* glibc: robust */
+}
+
 /* One body for the three blocking variants: `call` is the real call,
  * `tracked` the same through lock_wait.h. Holding nothing, an acquisition
  * is the real call and the push. */
@@ -83,7 +93,7 @@ static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uint
 	if (!relock_blocks)
 		miss.key = 0;   /* probed as a mutex that blocks when relocked */
 	int ret;
-	if (likely(lock_slow_paths && !lock_slow_hooks)) {
+	if (likely(!lock_slow_hooks) && mutex_try_first(m)) {
 		/* Tried first: a lock taken at once cannot hang, so the checks
 		 * may follow the real call (the held entries are still those
 		 * before it, and a report says the same), and the lock's own
@@ -98,7 +108,7 @@ static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uint
 		return ret;
 	}
 	uint32_t class_id = lock_before_blocking_after(ts, m, HELD_MUTEX, ip, relock_blocks, &miss);
-	if (likely(lock_slow_paths)) {
+	if (mutex_try_first(m)) {
 		ret = REAL(pthread_mutex_trylock)(m);
 		if (unlikely(ret == EBUSY))
 			return mutex_lock_contended(m, ip, class_id);
@@ -128,7 +138,7 @@ static inline __attribute__((always_inline)) int mutex_lock_tracked(struct threa
 		return miss.key && ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss)
 								       : mutex_lock_checked(m, ip, miss);
 	int ret;
-	if (likely(lock_slow_paths)) {   /* hang checks on: the default */
+	if (mutex_try_first(m)) {   /* hang checks on: the default */
 		ret = REAL(pthread_mutex_trylock)(m);
 		if (unlikely(ret == EBUSY))
 			return mutex_lock_contended(m, ip, class_id);
@@ -165,7 +175,7 @@ static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintp
 	    ((ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks) != 0 ||
 	     implicit_readers(ts)))
 		return mutex_lock_checked(m, ip, miss);
-	if (unlikely(!lock_slow_paths || !lock_graph_enabled || h->kind != HELD_MUTEX || h->lock == m ||
+	if (unlikely(!mutex_try_first(m) || !lock_graph_enabled || h->kind != HELD_MUTEX || h->lock == m ||
 		     !mutex_relock_would_block(m)))
 		return mutex_lock_checked(m, ip, miss);
 	/* Class 0: a lock not followed (made on its maker's stack), nothing

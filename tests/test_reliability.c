@@ -360,6 +360,22 @@ Test(reliability, reports_never_land_in_what_the_program_put_at_fd_2)
 	run_free(&r);
 }
 
+Test(reliability, a_robust_mutex_not_recoverable_answers_as_without_the_preload)
+{
+	struct run p = reliability_plain("robust-not-recoverable");
+	struct run r = reliability("robust-not-recoverable", NULL, 10);
+	static const char out[] = "lock 130, unlock 0, lock 131\nother thread: lock 131\nunlock 1\n";
+	cr_assert_str_eq(p.out, out, "the plain run");
+	cr_expect_eq(r.signal, 0, "signal %d, timed out %d\n%s", r.signal, r.timed_out, r.err);
+	cr_expect_str_eq(r.out, out, "%s", r.err);
+	/* the thread that died holding it, and the last unlock (EPERM) */
+	cr_expect_eq(splat_count(r.err), 2, "%s", r.err);
+	cr_expect(strstr(r.err, "still has locks held!"), "%s", r.err);
+	cr_expect_eq(count_of(r.err, BAD_UNLOCK), 1, "%s", r.err);
+	run_free(&p);
+	run_free(&r);
+}
+
 Test(reliability, a_small_stack_used_deep_runs_as_without_the_preload)
 {
 	struct run p = reliability_plain("stack-16k-used-deep");

@@ -663,6 +663,47 @@ SCENARIO cancel_pending_in_lock_calls(void)
 	printf("done\n");
 }
 
+/* ---- robust mutexes ----------------------------------------------------------- */
+
+/* A robust mutex whose owner died, unlocked without pthread_mutex_consistent():
+ * not recoverable, every later lock returns ENOTRECOVERABLE at once (and an
+ * unlock EPERM). The hang checks' trylock-first left its lock word set
+ * (glibc 2.36): the next lock blocked forever, a later unlock crashed. */
+static pthread_mutex_t robust_lock;
+
+static void *dies_holding(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&robust_lock);
+	return NULL;
+}
+
+static void *locks_robust(void *unused)
+{
+	(void)unused;
+	printf("other thread: lock %d\n", pthread_mutex_lock(&robust_lock));
+	return NULL;
+}
+
+SCENARIO robust_not_recoverable(void)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&robust_lock, &a);
+	pthread_t t;
+	pthread_create(&t, NULL, dies_holding, NULL);
+	pthread_join(t, NULL);
+	int owner_died = pthread_mutex_lock(&robust_lock);
+	int unlocked = pthread_mutex_unlock(&robust_lock);
+	int again = pthread_mutex_lock(&robust_lock);
+	printf("lock %d, unlock %d, lock %d\n", owner_died, unlocked, again);
+	fflush(stdout);
+	pthread_create(&t, NULL, locks_robust, NULL);
+	pthread_join(t, NULL);
+	printf("unlock %d\n", pthread_mutex_unlock(&robust_lock));
+}
+
 /* ---- stderr, the program's ------------------------------------------------- */
 
 /* The program's data file takes descriptor 2 (stderr closed before, by the
@@ -726,6 +767,7 @@ static const struct scenario scenarios[] = {
 	{ "abort-after-report", abort_after_report },
 	{ "perturb-no-cancellation-point", perturb_no_cancellation_point },
 	{ "cancel-pending-in-lock-calls", cancel_pending_in_lock_calls },
+	{ "robust-not-recoverable", robust_not_recoverable },
 	{ "stderr-closed-then-data-file", stderr_closed_then_data_file },
 	{ "stderr-closed-at-start", stderr_closed_at_start },
 	{ "stderr-pipe-unread", stderr_pipe_unread },
