@@ -12,6 +12,7 @@
 #include "backtrace.h"
 #include "cfi_unwind.h"
 #include "options.h"
+#include "signal_state.h"
 #include "thread_state.h"
 
 typedef int (*backtrace_fn)(void **buffer, int size);
@@ -122,6 +123,29 @@ static size_t walk_with_glibc(uintptr_t *frames, size_t max)
 	return out;
 }
 
+/* The lowest address a capture from sp may reach: the alternate signal
+ * stack's when a handler runs there (a 4 KiB sigaltstack crashed the
+ * capture, measured against the thread's stack it was not on), the
+ * thread's when sp is on it, else 0: not known (a coroutine's stack). */
+static uintptr_t stack_floor(const struct thread_state *ts, uintptr_t sp)
+{
+	const struct signal_context *sc = signal_context();
+	unsigned depth = sc->depth < MAX_SIGNAL_NESTING ? sc->depth : MAX_SIGNAL_NESTING;
+	for (unsigned i = depth; i-- > 0;) {
+		const struct signal_frame *f = &sc->frames[i];
+		if (f->altstack_hi && sp >= f->altstack_lo && sp < f->altstack_hi)
+			return f->altstack_lo;
+	}
+	return ts->stack_limit && sp >= ts->stack_limit ? ts->stack_limit : 0;
+}
+
+int stack_short(size_t need)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t floor = stack_floor(thread_state(), sp);
+	return floor && sp - floor < need;
+}
+
 size_t backtrace_capture(uintptr_t *frames, size_t max)
 {
 	unavailable_reason = 0;
@@ -131,7 +155,8 @@ size_t backtrace_capture(uintptr_t *frames, size_t max)
 	}
 	struct thread_state *ts = thread_state();
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	if (ts->stack_limit && sp - ts->stack_limit < BACKTRACE_STACK_NEEDED) {
+	uintptr_t floor = stack_floor(ts, sp);
+	if (floor && sp - floor < BACKTRACE_STACK_NEEDED) {
 		unavailable_reason = "too little stack left on this thread to unwind it";
 		return 0;
 	}

@@ -9,6 +9,15 @@
  * frames and a signal frame). */
 #define BACKTRACE_STACK_NEEDED (8 * 1024)
 
+/* Bytes of stack the lock checks need (validation, usage marking: ~4 KiB
+ * measured with -fstack-usage, captures apart). */
+#define LOCK_CHECKS_STACK_NEEDED (4 * 1024)
+
+/* Whether the calling thread is known to have less than `need` bytes of
+ * stack left where it runs (its own stack, or the alternate signal stack
+ * a handler runs on). */
+int stack_short(size_t need);
+
 /* The return addresses of the calling thread, innermost first, the tracer's
  * own frames skipped. Returns 0 frames when it cannot run safely: before
  * the unwinder was loaded (loading it allocates), or with less than

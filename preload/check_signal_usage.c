@@ -592,6 +592,8 @@ void check_signal_safe_dependency(struct thread_state *ts, const void *lock, uin
 void signal_usage_acquire(struct thread_state *ts, const void *lock, uint32_t class_id, enum held_kind kind,
 			  int read, uintptr_t ip)
 {
+	if (stack_short(LOCK_CHECKS_STACK_NEEDED))
+		return;   /* as lock_before_blocking_slow() */
 	record_signal_usage(ts, lock, class_id, kind, read, ip, 1);
 }
 

@@ -1,5 +1,6 @@
 /* The slow half of lock_tracking.h: an acquisition with something held
  * that the thread's acquisition cache did not answer. */
+#include "backtrace.h"
 #include "lock_tracking.h"
 
 uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, enum held_kind kind,
@@ -8,6 +9,12 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 {
 	if (!(ts->nr_locks | ts->nr_readers | implicit | ts->next_subclass | signal_usage_tracked))
 		return 0;   /* nothing held (perturb brought us here) */
+	/* A handler on a small alternate stack, a thread near its stack's
+	 * end: the checks would overflow it (a 4 KiB sigaltstack, most of it
+	 * the kernel's signal frame, crashed). The acquisition is only
+	 * recorded; its class is looked up when needed. */
+	if (unlikely(stack_short(LOCK_CHECKS_STACK_NEEDED)))
+		return 0;
 	if (unlikely(ts->foreign_pending))
 		foreign_releases_apply(ts);   /* before the recursion check */
 	if ((implicit & ~(1u << FLAVOR_qsbr)) && !ts->in_urcu)

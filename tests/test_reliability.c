@@ -376,6 +376,20 @@ Test(reliability, a_robust_mutex_not_recoverable_answers_as_without_the_preload)
 	run_free(&r);
 }
 
+Test(reliability, a_handler_on_a_small_alternate_stack_runs_as_without_the_preload)
+{
+	struct run r = reliability("altstack-4k-ok", NULL, 10);
+	cr_expect_eq(r.exit_code, 0, "exit %d, signal %d\n%s", r.exit_code, r.signal, r.err);
+	cr_expect_str_eq(r.out, "handler ran 2 times on 4096 bytes\n", "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
+	/* the twin: with room on the alternate stack the inversion is found */
+	r = reliability("altstack-16k-abba", NULL, 10);
+	cr_expect_str_eq(r.out, "handler ran 2 times on 16384 bytes\n", "%s", r.err);
+	cr_expect(strstr(r.err, "WARNING: possible circular locking dependency detected"), "%s", r.err);
+	run_free(&r);
+}
+
 Test(reliability, a_small_stack_used_deep_runs_as_without_the_preload)
 {
 	struct run p = reliability_plain("stack-16k-used-deep");

@@ -12,6 +12,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -663,6 +664,62 @@ SCENARIO cancel_pending_in_lock_calls(void)
 	printf("done\n");
 }
 
+/* ---- small alternate signal stacks ---------------------------------------- */
+
+/* A handler on an alternate signal stack of `size` bytes (a guard page
+ * below) takes a lock; main takes the same lock with the signal blocked
+ * (correct), or nests two locks the handler nests the other way (abba, a
+ * real inversion). On this machine's AVX-512 the kernel's signal frame
+ * takes ~3 KiB of the stack: 4 KiB leaves ~1 KiB, which the lock checks
+ * overran (SIGSEGV). */
+static pthread_mutex_t alt_a = PTHREAD_MUTEX_INITIALIZER, alt_b = PTHREAD_MUTEX_INITIALIZER;
+static int alt_abba;
+static volatile sig_atomic_t alt_ran;
+
+static void alt_handler(int sig)
+{
+	(void)sig;
+	if (alt_abba) {
+		pthread_mutex_lock(&alt_b);
+		pthread_mutex_lock(&alt_a);
+		pthread_mutex_unlock(&alt_a);
+		pthread_mutex_unlock(&alt_b);
+	} else {
+		pthread_mutex_lock(&alt_a);
+		pthread_mutex_unlock(&alt_a);
+	}
+	alt_ran++;
+}
+
+static void on_altstack(size_t size, int abba)
+{
+	alt_abba = abba;
+	char *m = mmap(NULL, 4096 + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE))
+		exit(3);
+	stack_t ss = { .ss_sp = m + 4096, .ss_size = size, .ss_flags = 0 };
+	struct sigaction sa = { .sa_handler = alt_handler, .sa_flags = SA_ONSTACK };
+	if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
+		exit(3);
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	pthread_mutex_lock(&alt_a);
+	if (abba)
+		pthread_mutex_lock(&alt_b);
+	if (abba)
+		pthread_mutex_unlock(&alt_b);
+	pthread_mutex_unlock(&alt_a);
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+	raise(SIGUSR1);
+	raise(SIGUSR1);
+	printf("handler ran %d times on %zu bytes\n", (int)alt_ran, size);
+}
+
+SCENARIO altstack_4k_ok(void) { on_altstack(4096, 0); }
+SCENARIO altstack_16k_abba(void) { on_altstack(16384, 1); }
+
 /* ---- robust mutexes ----------------------------------------------------------- */
 
 /* A robust mutex whose owner died, unlocked without pthread_mutex_consistent():
@@ -768,6 +825,8 @@ static const struct scenario scenarios[] = {
 	{ "perturb-no-cancellation-point", perturb_no_cancellation_point },
 	{ "cancel-pending-in-lock-calls", cancel_pending_in_lock_calls },
 	{ "robust-not-recoverable", robust_not_recoverable },
+	{ "altstack-4k-ok", altstack_4k_ok },
+	{ "altstack-16k-abba", altstack_16k_abba },
 	{ "stderr-closed-then-data-file", stderr_closed_then_data_file },
 	{ "stderr-closed-at-start", stderr_closed_at_start },
 	{ "stderr-pipe-unread", stderr_pipe_unread },
