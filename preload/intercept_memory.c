@@ -10,6 +10,7 @@
  * a read-side section with dereferences. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <malloc.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include "next_symbol.h"
 #include "cfi_unwind.h"
 #include "check_rcu_free.h"
+#include "checks.h"
 #include "shared_mappings.h"
 
 /* The loader calls free(), realloc() and munmap() itself, also from inside
@@ -74,12 +76,37 @@ static size_t block_size(void *p)
 	return allocator_usable_size ? allocator_usable_size(p) : 0;
 }
 
+/* Memory [lo, hi) this thread is giving back, with a lock it holds there:
+ * the kernel's debug_check_no_locks_freed(), reported before the memory
+ * goes (the report names the lock from it), and the entry dropped, since
+ * nothing may read that memory again (the next acquisition did: SIGSEGV). */
+static __attribute__((noinline)) void held_locks_freed(struct thread_state *ts, uintptr_t lo, uintptr_t hi,
+							uintptr_t ip)
+{
+	if (ts->in_tracer | ts->in_urcu)
+		return;
+	for (int i = (int)ts->depth - 1; i >= 0; i--) {
+		struct held_lock *h = &ts->held[i];
+		uintptr_t at = (uintptr_t)h->lock;
+		if (h->kind == HELD_NONE || h->kind == HELD_RCU_READ || at < lo || at >= hi)
+			continue;
+		int saved = errno;
+		print_held_lock_freed(ts, ip, (const void *)lo, hi - lo, i);
+		held_lock_remove(ts, i);
+		errno = saved;
+	}
+}
+
 /* The locks in a block that is being freed. */
-static void forget_block(void *p)
+static void forget_block(void *p, uintptr_t ip)
 {
 	size_t size = block_size(p);
-	if (size)
-		lock_instances_forget_range((uintptr_t)p, (uintptr_t)p + size);
+	if (!size)
+		return;
+	struct thread_state *ts = thread_state();
+	if (ts->nr_locks)
+		held_locks_freed(ts, (uintptr_t)p, (uintptr_t)p + size, ip);
+	lock_instances_forget_range((uintptr_t)p, (uintptr_t)p + size);
 }
 
 /* Reported before the real free(): the reader may crash on the memory
@@ -95,7 +122,7 @@ static __attribute__((noinline)) void check_free(void *p, uintptr_t ip)
 void free(void *p)
 {
 	if (__builtin_expect(p != NULL && lock_instances_region_marked(p), 0))
-		forget_block(p);
+		forget_block(p, CALLER_IP());
 	if (__builtin_expect(rcu_deref_sets_may_be_open(), 0) && p)
 		check_free(p, CALLER_IP());
 	REAL(free)(p);
@@ -139,6 +166,8 @@ int munmap(void *addr, size_t len)
 	struct rcu_free_check c;
 	int held = __builtin_expect(rcu_free_check_wanted(ts), 0) && len &&
 		   check_rcu_free(ts, "munmap", addr, len, &c);
+	if (ts->nr_locks && len)
+		held_locks_freed(ts, (uintptr_t)addr, (uintptr_t)addr + len, CALLER_IP());
 	int ret = REAL(munmap)(addr, len);
 	if (ret == 0) {
 		lock_instances_forget_range((uintptr_t)addr, (uintptr_t)addr + len);

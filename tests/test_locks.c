@@ -4,6 +4,7 @@
  * program; one report per call site. Every buggy scenario sits next to its
  * correct twin in tests/targets/lock_*.c. The lock checks do not depend on
  * the liburcu flavor: everything runs the "memb" build. */
+#include <malloc.h>
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <signal.h>
@@ -299,6 +300,16 @@ Test(locks, relock_of_recursive_c11_mtx_is_silent)
 
 /* ---- 3. held lock freed ----------------------------------------------------- */
 
+/* What glibc's malloc_usable_size() says of a block the size of a mutex:
+ * the range a free() gives back. */
+static unsigned long malloc_usable_size_of_mutex(void)
+{
+	void *p = malloc(sizeof(pthread_mutex_t));
+	unsigned long n = malloc_usable_size(p);
+	free(p);
+	return n;
+}
+
 #define FREED "BUG: held lock freed!"
 #define DESTROY_TARGET "lock_destroy_held"
 
@@ -360,6 +371,18 @@ Test(locks, destroy_of_held_heap_mutex_is_reported)
 	snprintf(want, sizeof(want), "destroy %d errno 4242\n", EBUSY);
 	expect_freed("bug-heap-mutex", "destroy_held_heap_mutex", "destroy_held_heap_mutex+", "mutex",
 		     sizeof(pthread_mutex_t), want);
+}
+
+/* Memory given back with a lock held there, no destroy: reported as the
+ * kernel's debug_check_no_locks_freed() does, and the thread goes on (the
+ * lock the memory held is forgotten: an acquisition after the munmap read
+ * it and crashed). */
+Test(locks, munmap_or_free_of_memory_with_a_held_lock_is_reported)
+{
+	expect_freed("bug-munmap-mutex", "munmap_held_mutex", "munmap_held_mutex+", "mutex", 4096,
+		     "munmap 0 errno 4242\n");
+	expect_freed("bug-free-mutex", "free_held_mutex", "free_held_mutex+", "mutex",
+		     malloc_usable_size_of_mutex(), "freed errno 4242\n");
 }
 
 Test(locks, destroy_of_write_held_rwlock_is_reported)

@@ -5,6 +5,8 @@
  * to destroy a locked mutex with EBUSY, and then the mutex stays held). */
 #include "target.h"
 #include <errno.h>
+#include <malloc.h>
+#include <sys/mman.h>
 #include <threads.h>
 
 #define SITE(stmt) do { printf("site %d\n", __LINE__); stmt; } while (0)
@@ -82,6 +84,40 @@ SCENARIO destroy_held_heap_mutex(void)
 	free(m);
 }
 
+/* The memory of a held lock given back without a destroy: unmapped, or
+ * freed. Then the thread takes another lock, as it goes on (the tracer
+ * read the gone lock's memory there: SIGSEGV after the munmap). */
+static pthread_mutex_t after_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void lock_after(void)
+{
+	pthread_mutex_lock(&after_lock);
+	pthread_mutex_lock(&session_lock);
+	pthread_mutex_unlock(&session_lock);
+	pthread_mutex_unlock(&after_lock);
+}
+
+SCENARIO munmap_held_mutex(void)
+{
+	pthread_mutex_t *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pthread_mutex_init(m, NULL);
+	SITE(pthread_mutex_lock(m));
+	int ret, err;
+	SITE(CALL(munmap(m, 4096)));
+	printf("munmap %d errno %d\n", ret, err);
+	lock_after();
+}
+
+SCENARIO free_held_mutex(void)
+{
+	pthread_mutex_t *m = malloc(sizeof(*m));
+	pthread_mutex_init(m, NULL);
+	SITE(pthread_mutex_lock(m));
+	SITE((errno = SENTINEL, free(m)));
+	printf("freed errno %d\n", errno);
+	lock_after();
+}
+
 /* ---- correct twins: unlock, then destroy --------------------------------- */
 
 SCENARIO unlock_then_destroy(void)
@@ -127,6 +163,8 @@ int main(int argc, char **argv)
 		{ "bug-spin", destroy_held_spin },
 		{ "bug-mtx", destroy_held_mtx },
 		{ "bug-heap-mutex", destroy_held_heap_mutex },
+		{ "bug-munmap-mutex", munmap_held_mutex },
+		{ "bug-free-mutex", free_held_mutex },
 		{ "ok", unlock_then_destroy },
 		{ "ok-heap", heap_unlock_then_destroy },
 		{ NULL, NULL },
