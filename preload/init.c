@@ -23,6 +23,7 @@ void signal_intercepts_init(void);
 __attribute__((constructor)) static void tracer_init(void)
 {
 	log_output_note_stderr();
+	report_note_process();
 	tracer_register_fork_handlers();
 	signal_intercepts_init();
 	thread_registry_add(thread_state());

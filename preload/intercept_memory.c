@@ -20,6 +20,7 @@
 #include "lock_classes.h"
 #include "lock_instances.h"
 #include "lock_tracking.h"
+#include "memory_calls.h"
 #include "real_functions.h"
 #include "report.h"
 #include "symbolize.h"
@@ -218,6 +219,20 @@ static void note_mapping(void *p, size_t len, int flags)
 	}
 	if ((flags & MAP_TYPE) != MAP_PRIVATE)
 		shared_mappings_add((uintptr_t)p, (uintptr_t)p + len);
+}
+
+void memory_mapped_by_syscall(long result, size_t len, int flags)
+{
+	if ((unsigned long)result <= -4096UL)
+		note_mapping((void *)result, len, flags);
+}
+
+void memory_unmapped_by_syscall(long result, void *addr, size_t len)
+{
+	if (result == 0) {
+		lock_instances_forget_range((uintptr_t)addr, (uintptr_t)addr + len);
+		shared_mappings_remove((uintptr_t)addr, (uintptr_t)addr + len);
+	}
 }
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)

@@ -11,7 +11,10 @@
  * tracer's own futex waits and signal-handler code included (which call
  * syscall() and so reach these wrappers too).
  *
- * Inside, reports make no system call but write() (sandbox.h). */
+ * Inside, reports make no system call but write() (sandbox.h).
+ *
+ * syscall() is interposed for that; the program's raw mmap and munmap go
+ * through it too and are told to the memory wrappers (memory_calls.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/seccomp.h>
@@ -21,6 +24,7 @@
 #include <unistd.h>
 #include "lock_stat.h"
 #include "log_output.h"
+#include "memory_calls.h"
 #include "rcu_deref_set.h"
 #include "report.h"
 #include "sandbox.h"
@@ -110,6 +114,16 @@ long syscall(long number, ...)
 	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
 	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
 	va_end(ap);
+	if (number == SYS_mmap || number == SYS_munmap) {
+		/* the memory calls the tracer follows, made raw: a shared
+		 * mapping is one its class tags must never be written into */
+		long ret = raw_syscall6(number, a1, a2, a3, a4, a5, a6);
+		if (number == SYS_mmap)
+			memory_mapped_by_syscall(ret, (size_t)a2, (int)a4);
+		else
+			memory_unmapped_by_syscall(ret, (void *)a1, (size_t)a2);
+		return syscall_result(ret);
+	}
 	if (number != SYS_seccomp)
 		return syscall_result(raw_syscall6(number, a1, a2, a3, a4, a5, a6));
 	before_sandbox();

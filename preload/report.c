@@ -651,7 +651,17 @@ unsigned long report_count(void)
 	return total;
 }
 
-static pid_t tracer_pid;   /* 0: the process that loaded us (not forked since) */
+/* The process whose reports these are: set by the constructor and in each
+ * forked child (0 before the constructor: the process that loaded us). A
+ * vfork() child runs no fork handler and shares this memory: its pid is
+ * not this one, so its _exit() prints no summary in its parent's name (it
+ * printed the parent's, and the parent's own never came). */
+static pid_t tracer_pid;
+
+void report_note_process(void)
+{
+	__atomic_store_n(&tracer_pid, getpid(), __ATOMIC_RELAXED);
+}
 
 int report_process_is_ours(void)
 {

@@ -116,6 +116,8 @@ void report_depth_limit(struct thread_state *ts, const void *lock, uintptr_t ip)
  * child shares the parent's memory and must not print the parent's
  * summary or remove its log. */
 int report_process_is_ours(void);
+/* The constructor: this process is the one the reports are of. */
+void report_note_process(void);
 
 /* Reports printed so far (not counting suppressed ones). */
 unsigned long report_count(void);

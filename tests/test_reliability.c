@@ -390,6 +390,35 @@ Test(reliability, a_handler_on_a_small_alternate_stack_runs_as_without_the_prelo
 	run_free(&r);
 }
 
+/* A vfork() child's _exit() printed the parent's summary (and the parent's
+ * own, with every report, never came). */
+Test(reliability, a_vfork_child_prints_no_summary_of_its_parent)
+{
+	struct run r = reliability("vfork-child-after-report", NULL, 20);
+	cr_expect_str_eq(r.out, "vfork child exited 127\n", "%s", r.err);
+	cr_expect_eq(count_of(r.err, "SUMMARY: "), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 2 reports: 2 bad unlock balance\n"), "%s", r.err);
+	run_free(&r);
+}
+
+/* A file mapped MAP_SHARED by syscall(SYS_mmap), not mmap(): the tracer
+ * did not know the mapping was shared and wrote class tags into mutexes
+ * in it, so into the file. */
+Test(reliability, no_class_tag_reaches_a_file_mapped_by_the_raw_system_call)
+{
+	char dir[] = "/tmp/lockdep-rcu-rawmap.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char data[256], cmd[512];
+	snprintf(data, sizeof(data), "%s/data", dir);
+	setenv("DATA_FILE", data, 1);
+	struct run r = reliability("raw-mmap-shared-file", NULL, 20);
+	unsetenv("DATA_FILE");
+	cr_expect_str_eq(r.out, "4096 bytes read, 0 not zero\n", "%s", r.err);
+	run_free(&r);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
 Test(reliability, a_small_stack_used_deep_runs_as_without_the_preload)
 {
 	struct run p = reliability_plain("stack-16k-used-deep");

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -761,6 +762,57 @@ SCENARIO robust_not_recoverable(void)
 	printf("unlock %d\n", pthread_mutex_unlock(&robust_lock));
 }
 
+/* ---- process and memory calls the tracer could miss --------------------------- */
+
+/* A vfork() child that fails to exec and calls _exit(): it shares the
+ * parent's memory and runs no fork handler; it printed the parent's
+ * summary (its count so far) and the parent's own never came. */
+SCENARIO vfork_child_after_report(void)
+{
+	unlock_unheld(&never_locked);
+	pid_t child = vfork();
+	if (child == 0) {
+		execl("/nonexistent/lockdep-rcu-test", "x", (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	waitpid(child, &status, 0);
+	printf("vfork child exited %d\n", WEXITSTATUS(status));
+	fflush(stdout);
+	pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_unlock(&other);   /* a second report (another site), after the child */
+}
+
+/* Mutexes kept in a file mapped MAP_SHARED by the raw system call: the
+ * tracer's class tags (written in a mutex's unused bytes) must never reach
+ * a file. DATA_FILE names it; prints how many of its bytes are not zero
+ * after the mutexes were used (glibc leaves them all zero). */
+SCENARIO raw_mmap_shared_file(void)
+{
+	int fd = open(getenv("DATA_FILE"), O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, 4096))
+		exit(3);
+	pthread_mutex_t *m = (void *)syscall(SYS_mmap, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		exit(3);
+	pthread_mutex_init(&m[0], NULL);
+	pthread_mutex_init(&m[1], NULL);
+	for (int i = 0; i < 2; i++) {
+		pthread_mutex_lock(&m[0]);
+		pthread_mutex_lock(&m[1]);
+		pthread_mutex_unlock(&m[1]);
+		pthread_mutex_unlock(&m[0]);
+	}
+	syscall(SYS_munmap, m, 4096);
+	unsigned char bytes[4096];
+	ssize_t n = pread(fd, bytes, sizeof(bytes), 0);
+	int nonzero = 0;
+	for (ssize_t i = 0; i < n; i++)
+		nonzero += bytes[i] != 0;
+	close(fd);
+	printf("%zd bytes read, %d not zero\n", n, nonzero);
+}
+
 /* ---- stderr, the program's ------------------------------------------------- */
 
 /* The program's data file takes descriptor 2 (stderr closed before, by the
@@ -825,6 +877,8 @@ static const struct scenario scenarios[] = {
 	{ "perturb-no-cancellation-point", perturb_no_cancellation_point },
 	{ "cancel-pending-in-lock-calls", cancel_pending_in_lock_calls },
 	{ "robust-not-recoverable", robust_not_recoverable },
+	{ "vfork-child-after-report", vfork_child_after_report },
+	{ "raw-mmap-shared-file", raw_mmap_shared_file },
 	{ "altstack-4k-ok", altstack_4k_ok },
 	{ "altstack-16k-abba", altstack_16k_abba },
 	{ "stderr-closed-then-data-file", stderr_closed_then_data_file },
