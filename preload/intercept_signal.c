@@ -158,7 +158,19 @@ SIGNAL_FUNCTION(bsd_signal)
 
 /* ---- the handler wrapper ------------------------------------------------ */
 
-static void push_frame(struct signal_context *sc, unsigned d, int signo, const ucontext_t *uc)
+/* A fault the thread's own instruction raised (SIGSEGV from an access,
+ * SIGFPE from a division...): its handler runs where the fault is, as the
+ * kernel's page-fault handler runs in the faulting task's context, never
+ * as an interrupt (kernel lockdep does not count faults as interrupt
+ * contexts either). Sent by kill() or raise(), the same signal is one. */
+static int raised_by_fault(int signo, const siginfo_t *info)
+{
+	return info && info->si_code > 0 &&
+	       (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL || signo == SIGFPE || signo == SIGTRAP);
+}
+
+static void push_frame(struct signal_context *sc, unsigned d, int signo, const siginfo_t *info,
+		       const ucontext_t *uc)
 {
 	if (d >= MAX_SIGNAL_NESTING)
 		return;
@@ -172,7 +184,8 @@ static void push_frame(struct signal_context *sc, unsigned d, int signo, const u
 		f->altstack_lo = (uintptr_t)uc->uc_stack.ss_sp;
 		f->altstack_hi = f->altstack_lo + uc->uc_stack.ss_size;
 	}
-	f->signo = signo;
+	/* 0: the handler is not an interrupt context for the checks */
+	f->signo = raised_by_fault(signo, info) ? 0 : signo;
 }
 
 static void signal_handler_wrapper(int signo, siginfo_t *info, void *context)
@@ -188,7 +201,7 @@ static void signal_handler_wrapper(int signo, siginfo_t *info, void *context)
 	unsigned depth = sc->depth;
 	uint64_t saved_blocked = sc->blocked;
 	uint8_t saved_valid = sc->blocked_valid;
-	push_frame(sc, depth, signo, uc);
+	push_frame(sc, depth, signo, info, uc);
 	sc->blocked_valid = 0;   /* the kernel added sa_mask and the signal */
 	signal_fence();
 	sc->depth = depth + 1;   /* published after the frame is whole */

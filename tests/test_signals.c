@@ -148,6 +148,17 @@ Test(signals, lock_in_handler_after_trylock_with_the_signal_deliverable)
 	run_free(&r);
 }
 
+/* A SIGSEGV handler that takes a lock, run only by the thread's own
+ * faulting writes (dirty-page tracking): not an interrupt, silent (it was
+ * "inconsistent lock state"). The same handler run by raise() is one. */
+Test(signals, a_fault_handler_taking_a_lock_is_not_an_interrupt)
+{
+	expect_silent("memb", "ok-fault-handler-takes-lock");
+	struct run r = run_signals("memb", "bug-raised-segv-handler-takes-lock");
+	expect_one_report(&r, INCONSISTENT, "SUMMARY: lockdep-rcu: 1 report: 1 inconsistent lock state\n");
+	run_free(&r);
+}
+
 Test(signals, trylock_in_handler_is_silent) { expect_silent("memb", "ok-trylock-in-handler"); }
 
 /* The signal landing while the lock is held: the handler blocks forever on

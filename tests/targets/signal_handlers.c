@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -548,9 +549,65 @@ SCENARIO ok_urcu_grace_periods_under_locks(void)
 		pthread_join(t[i], NULL);
 }
 
+/* Dirty-page tracking (incremental GCs, checkpointers): pages are
+ * write-protected, the SIGSEGV handler of a write records the page under
+ * dirty_lock and unprotects it; the main code takes dirty_lock to collect,
+ * never touching tracked memory while holding it. The fault arrives only
+ * at the faulting write, so the handler never interrupts a holder: kernel
+ * lockdep does not count a page fault as an interrupt context either. The
+ * twin: the same handler run by raise() is a signal that can interrupt. */
+static char *tracked;
+static long tracked_page;
+static pthread_mutex_t dirty_lock = PTHREAD_MUTEX_INITIALIZER;
+static int dirty_pages;
+
+static void on_write_fault(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	char *at = si->si_addr;
+	pthread_mutex_lock(&dirty_lock);
+	dirty_pages++;
+	pthread_mutex_unlock(&dirty_lock);
+	if (si->si_code > 0)
+		mprotect(tracked + (at - tracked) / tracked_page * tracked_page, (size_t)tracked_page,
+			 PROT_READ | PROT_WRITE);
+}
+
+static int collect_dirty(void)
+{
+	pthread_mutex_lock(&dirty_lock);
+	int n = dirty_pages;
+	dirty_pages = 0;
+	pthread_mutex_unlock(&dirty_lock);
+	mprotect(tracked, (size_t)tracked_page * 4, PROT_READ);
+	return n;
+}
+
+static void track_pages(int raise_too)
+{
+	tracked_page = sysconf(_SC_PAGESIZE);
+	tracked = mmap(NULL, (size_t)tracked_page * 4, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sigaction sa = { .sa_sigaction = on_write_fault, .sa_flags = SA_SIGINFO };
+	sigaction(SIGSEGV, &sa, NULL);
+	for (int round = 0; round < 3; round++) {
+		for (int p = 0; p <= round; p++)
+			tracked[p * tracked_page] = (char)round;   /* faults: the handler */
+		printf("round %d: %d dirty\n", round, collect_dirty());
+	}
+	if (raise_too)
+		raise(SIGSEGV);   /* sent, not a fault: it interrupts */
+	printf("done\n");
+}
+
+SCENARIO ok_fault_handler_takes_lock(void) { track_pages(0); }
+SCENARIO bug_raised_segv_handler_takes_lock(void) { track_pages(1); }
+
 int main(int argc, char **argv)
 {
 	static const struct scenario scenarios[] = {
+		{ "ok-fault-handler-takes-lock", ok_fault_handler_takes_lock },
+		{ "bug-raised-segv-handler-takes-lock", bug_raised_segv_handler_takes_lock },
 		{ "bug-in-handler-after-unblocked-use", bug_in_handler_after_unblocked_use },
 		{ "bug-unblocked-use-after-handler", bug_unblocked_use_after_handler },
 		{ "bug-deadlock-in-handler", bug_deadlock_in_handler },
