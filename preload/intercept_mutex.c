@@ -222,16 +222,21 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 int pthread_mutex_timedlock(pthread_mutex_t *restrict m, const struct timespec *restrict abstime)
 {
 	MUTEX_BLOCKING(REAL(pthread_mutex_timedlock)(m, abstime),
-		       LOCK_TIMED_CALL(ts, m, ip, 0, REAL(pthread_mutex_trylock)(m), EBUSY,
-				       REAL(pthread_mutex_timedlock)(m, abstime)));
+		       LOCK_TIMED_CALL(ts, m, ip, 0,
+				       mutex_try_first(m) ? REAL(pthread_mutex_trylock)(m)
+							  : REAL(pthread_mutex_timedlock)(m, abstime),
+				       EBUSY, REAL(pthread_mutex_timedlock)(m, abstime)));
 }
 
 int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clock,
 			    const struct timespec *restrict abstime)
 {
 	MUTEX_BLOCKING(REAL(pthread_mutex_clocklock)(m, clock, abstime),
-		       LOCK_TIMED_CALL(ts, m, ip, 0, REAL(pthread_mutex_trylock)(m), EBUSY,
-				       REAL(pthread_mutex_clocklock)(m, clock, abstime)));
+		       LOCK_TIMED_CALL(ts, m, ip, 0,
+				       mutex_try_first(m) && clock_supported(clock)
+					       ? REAL(pthread_mutex_trylock)(m)
+					       : REAL(pthread_mutex_clocklock)(m, clock, abstime),
+				       EBUSY, REAL(pthread_mutex_clocklock)(m, clock, abstime)));
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *m)

@@ -168,8 +168,10 @@ int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict rw, clockid_t clock,
 			       const struct timespec *restrict t)
 {
 	RWLOCK_BLOCKING(HELD_RWLOCK_READ, read_relock_blocks(rw), REAL(pthread_rwlock_clockrdlock)(rw, clock, t),
-			LOCK_TIMED_CALL(ts, rw, ip, 1, REAL(pthread_rwlock_tryrdlock)(rw), EBUSY,
-					REAL(pthread_rwlock_clockrdlock)(rw, clock, t)));
+			LOCK_TIMED_CALL(ts, rw, ip, 1,
+					clock_supported(clock) ? REAL(pthread_rwlock_tryrdlock)(rw)
+							       : REAL(pthread_rwlock_clockrdlock)(rw, clock, t),
+					EBUSY, REAL(pthread_rwlock_clockrdlock)(rw, clock, t)));
 }
 
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
@@ -196,8 +198,10 @@ int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict rw, clockid_t clock,
 			       const struct timespec *restrict t)
 {
 	RWLOCK_BLOCKING(HELD_RWLOCK_WRITE, 1, REAL(pthread_rwlock_clockwrlock)(rw, clock, t),
-			LOCK_TIMED_CALL(ts, rw, ip, 0, REAL(pthread_rwlock_trywrlock)(rw), EBUSY,
-					REAL(pthread_rwlock_clockwrlock)(rw, clock, t)));
+			LOCK_TIMED_CALL(ts, rw, ip, 0,
+					clock_supported(clock) ? REAL(pthread_rwlock_trywrlock)(rw)
+							       : REAL(pthread_rwlock_clockwrlock)(rw, clock, t),
+					EBUSY, REAL(pthread_rwlock_clockwrlock)(rw, clock, t)));
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)

@@ -66,6 +66,14 @@ static inline void lock_wait_deadline(struct timespec *t)
 	ret_;                                                                    \
 })
 
+/* Whether glibc's clock variants (pthread_mutex_clocklock(), the rwlock
+ * ones) accept the clock: they fail with EINVAL on any other before
+ * trying the lock, so a trylock first would take it where they do not. */
+static inline int clock_supported(clockid_t clock)
+{
+	return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC;
+}
+
 /* A call with a deadline of its own (timedlock, clocklock): it returns by
  * itself, so it is never announced; only counted by lock_stat. */
 #define LOCK_TIMED_CALL(ts, lock, ip, read, try_call, busy, call) ({              \

@@ -447,6 +447,24 @@ Test(locks, trylock_refused_with_ebusy_changes_nothing)
 	expect_failures_unchanged("ok-trylock-busy", lines);
 }
 
+/* Also with lock_stat on, whose counting took the lock with a trylock
+ * first: the clock variants then returned 0 with the lock taken where glibc
+ * refuses the clock (EINVAL, nothing taken). */
+Test(locks, an_unsupported_clock_is_refused_as_without_the_preload)
+{
+	const char *const lines[] = {
+		RET("clocklock cputime clock", 22), RET("trylock after", 0), RET("unlock after", 0),
+		RET("clockwrlock cputime clock", 22), RET("clockrdlock cputime clock", 22),
+		RET("trywrlock after", 0), RET("unlock after wr", 0), NULL,
+	};
+	expect_failures_unchanged("ok-unsupported-clock", lines);
+	struct run_options with_stat = { .preload = 1, .options = "lock_stat=1", .timeout = 20 };
+	struct run r = run_target(FAILED_TARGET, FLAVOR, "ok-unsupported-clock", &with_stat);
+	for (const char *const *line = lines; *line; line++)
+		cr_expect(strstr(r.out, *line), "lock_stat=1: '%s' in stdout:\n%s", *line, r.out);
+	run_free(&r);
+}
+
 Test(locks, trylock_of_own_held_lock_refused_changes_nothing)
 {
 	const char *const lines[] = {

@@ -262,6 +262,25 @@ SCENARIO robust_owner_died(void)
 	printf("done\n");
 }
 
+/* ---- a clock the clock variants do not support -------------------------- */
+
+/* glibc's clock variants refuse such a clock with EINVAL before trying the
+ * lock: the lock stays free (a trylock after it succeeds). */
+static void unsupported_clock(void)
+{
+	struct timespec t = in_ms(CLOCK_MONOTONIC, 30);
+	SHOW("clocklock cputime clock", pthread_mutex_clocklock(&data_lock, CLOCK_PROCESS_CPUTIME_ID, &t));
+	SHOW("trylock after", pthread_mutex_trylock(&data_lock));
+	SHOW("unlock after", pthread_mutex_unlock(&data_lock));
+	SHOW("clockwrlock cputime clock", pthread_rwlock_clockwrlock(&log_lock, CLOCK_THREAD_CPUTIME_ID, &t));
+	SHOW("clockrdlock cputime clock", pthread_rwlock_clockrdlock(&map_lock, CLOCK_THREAD_CPUTIME_ID, &t));
+	SHOW("trywrlock after", pthread_rwlock_trywrlock(&log_lock));
+	SHOW("unlock after wr", pthread_rwlock_unlock(&log_lock));
+	printf("done\n");
+}
+
+SCENARIO ok_unsupported_clock(void) { unsupported_clock(); }
+
 int main(int argc, char **argv)
 {
 	pthread_spin_init(&seq_spin, PTHREAD_PROCESS_PRIVATE);
@@ -275,6 +294,7 @@ int main(int argc, char **argv)
 		{ "ok-timedlock-own-errorcheck", timedlock_own_errorcheck },
 		{ "ok-rwlock-relock-edeadlk", rwlock_relock_edeadlk },
 		{ "ok-robust-owner-died", robust_owner_died },
+		{ "ok-unsupported-clock", ok_unsupported_clock },
 		{ NULL, NULL },
 	};
 	return run_scenario(argc, argv, scenarios);
