@@ -135,6 +135,9 @@ static int tls_of_tracer(struct dl_phdr_info *info, size_t size, void *out)
 	return ours;
 }
 
+/* Sizes below this are the ones a program sized to what it uses. */
+#define SMALL_STACK ((size_t)1 << 20)
+
 static size_t stack_taken_by_tracer(void)
 {
 	static size_t taken;
@@ -177,12 +180,13 @@ int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict at
 		else if (!pthread_attr_getstacksize(attr, &size))
 			start->stack_size = size;
 	}
-	/* A size the program chose is given back what the tracer takes of it:
+	/* A small size the program chose (not the 8 MiB default an attribute
+	 * reports when none was set) is given back what the tracer takes of it:
 	 * asked of a copy of the attribute (glibc's is plain data but for a
 	 * pointer to its affinity and signal mask, which the copy shares and
 	 * pthread_create() only reads; the copy is never destroyed). */
 	pthread_attr_t grown;
-	if (start->stack_size && start->stack_size < ((size_t)1 << 30)) {
+	if (start->stack_size && start->stack_size < SMALL_STACK) {
 		memcpy(&grown, attr, sizeof(grown));
 		if (pthread_attr_setstacksize(&grown, start->stack_size + stack_taken_by_tracer()) == 0) {
 			start->stack_size += stack_taken_by_tracer();
