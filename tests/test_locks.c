@@ -383,6 +383,8 @@ Test(locks, munmap_or_free_of_memory_with_a_held_lock_is_reported)
 		     "munmap 0 errno 4242\n");
 	expect_freed("bug-free-mutex", "free_held_mutex", "free_held_mutex+", "mutex",
 		     malloc_usable_size_of_mutex(), "freed errno 4242\n");
+	/* the twin: released first, then given back */
+	expect_silent(DESTROY_TARGET, "ok-munmap-free", "munmap 0\n", 1);
 }
 
 Test(locks, destroy_of_write_held_rwlock_is_reported)

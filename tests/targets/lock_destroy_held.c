@@ -152,6 +152,24 @@ SCENARIO heap_unlock_then_destroy(void)
 	free(m);
 }
 
+/* The memory of locks released first, then unmapped or freed (no
+ * destroy, which glibc does not need): nothing to report. */
+SCENARIO unlock_then_munmap_or_free(void)
+{
+	pthread_mutex_t *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pthread_mutex_init(m, NULL);
+	pthread_mutex_lock(m);
+	pthread_mutex_unlock(m);
+	int unmapped = munmap(m, 4096);
+	pthread_mutex_t *h = malloc(sizeof(*h));
+	pthread_mutex_init(h, NULL);
+	pthread_mutex_lock(h);
+	pthread_mutex_unlock(h);
+	free(h);
+	lock_after();
+	printf("munmap %d\n", unmapped);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_spin_init(&slot_spin, PTHREAD_PROCESS_PRIVATE);
@@ -167,6 +185,7 @@ int main(int argc, char **argv)
 		{ "bug-free-mutex", free_held_mutex },
 		{ "ok", unlock_then_destroy },
 		{ "ok-heap", heap_unlock_then_destroy },
+		{ "ok-munmap-free", unlock_then_munmap_or_free },
 		{ NULL, NULL },
 	};
 	return run_scenario(argc, argv, scenarios);
