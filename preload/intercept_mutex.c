@@ -202,8 +202,11 @@ static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintp
 	 * the pair cache keeps the newest pairs). */
 	if (held_id != class_new || !class_new)
 		acquire_cache_fill(ts, miss.key, miss.epoch, class_new);
-	else if (unlikely(instance_pairs_record(h->lock, gen_held, m, gen_new)))
-		lock_graph_report_instance_inversion(ts, h, gen_held, m, gen_new, class_new, ip);
+	else {
+		uintptr_t other_ip;
+		if (unlikely(instance_pairs_record(h->lock, gen_held, m, gen_new, ip, &other_ip)))
+			lock_graph_report_instance_inversion(ts, h, gen_held, m, gen_new, class_new, ip, other_ip);
+	}
 	if (unlikely(ret == EBUSY))
 		return mutex_lock_contended(m, ip, class_new);
 	if (likely(mutex_taken(ret)))

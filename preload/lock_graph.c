@@ -413,6 +413,7 @@ struct instance_inversion {
 	const void *lock;
 	uint32_t class_id;
 	uintptr_t ip;
+	uintptr_t other_ip;   /* where the other order took its second lock (0: not known) */
 };
 
 /* Two instances of one class taken in both orders (x then y here, y then x
@@ -426,6 +427,8 @@ static void print_instance_inversion_body(struct thread_state *ts, void *arg)
 	report_record_site(v->ip, NULL, 0);
 	report_record_lock("acquiring", v->lock, name, "lock", 0);
 	report_record_lock("holding", held->lock, name, "lock", held->acquire_ip);
+	report_record_lock("chain", NULL, name, "lock", 0);
+	report_record_lock("chain", NULL, name, "lock", 0);
 	report_printf("%s is trying to acquire lock:\n", report_task_name());
 	report_printf("%016lx (%s), at: ", (unsigned long)v->lock, name);
 	report_symbolized_ip(v->ip);
@@ -435,7 +438,19 @@ static void print_instance_inversion_body(struct thread_state *ts, void *arg)
 	report_printf("\n\nwhich lock already depends on the new lock: these two locks of class %s\n"
 		      "were taken in the opposite order before (%016lx then %016lx).\n",
 		      name, (unsigned long)v->lock, (unsigned long)held->lock);
-	report_printf("\nother info that might help us debug this:\n\n");
+	/* The kernel's chain, one edge each way between two instances of the
+	 * class (named by class, as the records and the other chains are): #1
+	 * the order taken before, where its second lock was taken (only the
+	 * caller of that lock call is kept), #0 this one. */
+	report_printf("\n\nthe existing dependency chain (in reverse order) is:\n");
+	report_printf("\n-> #1 (%s){lock}:\n       ", name);
+	if (v->other_ip)
+		report_symbolized_ip(v->other_ip);
+	else
+		report_printf("(where is not known: its record was being rewritten)");
+	report_printf("\n\n-> #0 (%s){lock}:\n       ", name);
+	report_symbolized_ip(v->ip);
+	report_printf("\n\nother info that might help us debug this:\n\n");
 	report_printf(" Possible unsafe locking scenario:\n\n");
 	report_printf("       CPU0                    CPU1\n");
 	report_printf("       ----                    ----\n");
@@ -463,13 +478,14 @@ static uint64_t cycle_key(uint32_t new_from, uint32_t new_to, const struct path_
 
 /* An inversion of two instances of one class: reported once per pair. */
 int lock_graph_report_instance_inversion(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
-					 const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip)
+					 const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip,
+					 uintptr_t other_ip)
 {
 	uint64_t x = (uint64_t)(uintptr_t)held->lock ^ (uint64_t)gen_held << 48;
 	uint64_t y = (uint64_t)(uintptr_t)lock ^ (uint64_t)gen_new << 48;
 	if (!report_cycle_once(chain_mix(chain_mix(0x1d, x < y ? x : y), x < y ? y : x) | 1))
 		return 0;
-	struct instance_inversion v = { held, lock, class_id, ip };
+	struct instance_inversion v = { held, lock, class_id, ip, other_ip };
 	tracer_enter(ts);
 	report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
 		    print_instance_inversion_body, &v);
@@ -485,9 +501,10 @@ int lock_graph_check_instance_pair(struct thread_state *ts, const struct held_lo
 {
 	if (!gen_held)
 		lock_class_of_kind(held->lock, held->kind, held->acquire_ip, &gen_held);
-	if (__builtin_expect(!instance_pairs_record(held->lock, gen_held, lock, gen_new), 1))
+	uintptr_t other_ip;
+	if (__builtin_expect(!instance_pairs_record(held->lock, gen_held, lock, gen_new, ip, &other_ip), 1))
 		return 0;
-	return lock_graph_report_instance_inversion(ts, held, gen_held, lock, gen_new, class_id, ip);
+	return lock_graph_report_instance_inversion(ts, held, gen_held, lock, gen_new, class_id, ip, other_ip);
 }
 
 /* The read sides no wrapper saw begin count as held: an online QSBR

@@ -198,24 +198,41 @@ static const void *fake_lock(uintptr_t i)
 	return (const void *)(0x7f0000000000ul + i * 64);
 }
 
+/* A pair taken at a site made of its two locks (first, second), so the
+ * site an inversion names tells which record answered. */
+static uintptr_t fake_site(const void *first, const void *second)
+{
+	return 0x400000ul + ((uintptr_t)first & 0xffffff) * 2 + ((uintptr_t)second & 0xffff);
+}
+
+static uintptr_t last_other_site;
+
+static int record(const void *held, uint32_t gen_held, const void *lock, uint32_t gen_lock)
+{
+	last_other_site = 0;
+	return instance_pairs_record(held, gen_held, lock, gen_lock, fake_site(held, lock), &last_other_site);
+}
+
 Test(instance_pairs, an_order_then_its_inverse_is_an_inversion_once_per_direction)
 {
 	instance_pairs_clear();
 	const void *a = fake_lock(1), *b = fake_lock(2);
-	cr_expect_eq(instance_pairs_record(a, 1, b, 1), 0, "first order: nothing to invert");
-	cr_expect_eq(instance_pairs_record(a, 1, b, 1), 0, "same order again");
-	cr_expect_eq(instance_pairs_record(b, 1, a, 1), 1, "the other order: an inversion");
-	cr_expect_eq(instance_pairs_record(b, 1, a, 1), 0, "recorded: not again");
+	cr_expect_eq(record(a, 1, b, 1), 0, "first order: nothing to invert");
+	cr_expect_eq(record(a, 1, b, 1), 0, "same order again");
+	cr_expect_eq(record(b, 1, a, 1), 1, "the other order: an inversion");
+	cr_expect_eq(last_other_site, fake_site(a, b), "where the other order took its second lock");
+	cr_expect_eq(record(b, 1, a, 1), 0, "recorded: not again");
+	cr_expect_eq(record(a, 1, b, 1), 0, "both orders kept");
 }
 
 Test(instance_pairs, new_generations_at_old_addresses_are_new_instances)
 {
 	instance_pairs_clear();
 	const void *a = fake_lock(1), *b = fake_lock(2);
-	cr_expect_eq(instance_pairs_record(a, 1, b, 1), 0);
+	cr_expect_eq(record(a, 1, b, 1), 0);
 	/* both freed and their memory reused for new locks */
-	cr_expect_eq(instance_pairs_record(b, 2, a, 2), 0, "not the old pair's inverse");
-	cr_expect_eq(instance_pairs_record(b, 1, a, 2), 0, "one instance new: another pair");
+	cr_expect_eq(record(b, 2, a, 2), 0, "not the old pair's inverse");
+	cr_expect_eq(record(b, 1, a, 2), 0, "one instance new: another pair");
 }
 
 /* Far more pairs than slots: the cache keeps recording (the newest pair is
@@ -227,18 +244,19 @@ Test(instance_pairs, churn_keeps_the_newest_and_never_invents)
 	unsigned long recorded = 0;
 	for (uintptr_t i = 0; i < LOCKS; i++)
 		for (uintptr_t j = i + 1; j < LOCKS; j += 3) {
-			cr_assert_eq(instance_pairs_record(fake_lock(i), 1, fake_lock(j), 1), 0,
+			cr_assert_eq(record(fake_lock(i), 1, fake_lock(j), 1), 0,
 				     "pair %lu,%lu taken one way only", (unsigned long)i, (unsigned long)j);
 			recorded++;
 		}
 	cr_assert_gt(recorded, (unsigned long)INSTANCE_PAIR_BUCKETS * INSTANCE_PAIR_SLOTS_PER_BUCKET,
 		     "the test overfills the cache");
 	/* the latest pairs are there: their inverses are inversions */
-	cr_expect_eq(instance_pairs_record(fake_lock(LOCKS - 1), 1, fake_lock(LOCKS - 2), 1), 1,
+	cr_expect_eq(record(fake_lock(LOCKS - 1), 1, fake_lock(LOCKS - 2), 1), 1,
 		     "the last pair recorded is kept");
+	cr_expect_eq(last_other_site, fake_site(fake_lock(LOCKS - 2), fake_lock(LOCKS - 1)), "with its site");
 	const void *p = fake_lock(LOCKS + 1), *q = fake_lock(LOCKS + 2);
-	cr_expect_eq(instance_pairs_record(p, 1, q, 1), 0);
-	cr_expect_eq(instance_pairs_record(q, 1, p, 1), 1, "a new inversion after the churn is found");
+	cr_expect_eq(record(p, 1, q, 1), 0);
+	cr_expect_eq(record(q, 1, p, 1), 1, "a new inversion after the churn is found");
 }
 
 /* ---- the program's shared memory ranges ------------------------------------------ */
