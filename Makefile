@@ -199,7 +199,7 @@ $(BUILD)/tests/libsymbolize_plugin_%.so: tests/unit/symbolize_plugin.c
 # under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
 UNIT_LOGIC := preload/options.c preload/suppressions.c preload/class_rules.c preload/tracer_lock.c \
-	preload/key_set.c preload/cfi_unwind.c preload/instance_pairs.c preload/shared_mappings.c preload/lock_instances.c preload/orphaned_locks.c preload/stack_depot.c preload/lock_graph.c tools/logparse.c tools/util.c \
+	preload/key_set.c preload/cfi_unwind.c preload/instance_pairs.c preload/instance_pair_where.c preload/shared_mappings.c preload/lock_instances.c preload/orphaned_locks.c preload/stack_depot.c preload/lock_graph.c tools/logparse.c tools/util.c \
 	tools/logfile.c tools/json_read.c tools/record.c tools/splat.c tools/splat_text.c tools/bug_key.c
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h preload/tracer_lock.h \
 		preload/thread_state.h preload/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)

@@ -167,3 +167,15 @@ size_t backtrace_capture(uintptr_t *frames, size_t max)
 	tracer_leave(ts);
 	return out;
 }
+
+size_t backtrace_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max)
+{
+	if (!tracer_options.fast_unwind || !__atomic_load_n(&unwinder_ready, __ATOMIC_ACQUIRE) ||
+	    stack_short(BACKTRACE_STACK_NEEDED))
+		return backtrace_capture(frames, max);
+	struct thread_state *ts = thread_state();
+	tracer_enter(ts);
+	long fast = cfi_unwind_capture_from(fp, frames, max);
+	tracer_leave(ts);
+	return fast >= 0 ? (size_t)fast : backtrace_capture(frames, max);
+}

@@ -24,6 +24,10 @@ int stack_short(size_t need);
  * BACKTRACE_STACK_NEEDED of stack left. Never allocates, never takes a
  * lock, keeps no descriptor: safe inside any interposed call. */
 size_t backtrace_capture(uintptr_t *frames, size_t max);
+/* The same from a wrapper's own frame (its __builtin_frame_address(0),
+ * the preload keeping frame pointers): the program's frames from the
+ * wrapper's caller on, with none of the tracer's to step through. */
+size_t backtrace_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max);
 /* Why the last capture on this thread returned nothing, or NULL. */
 const char *backtrace_unavailable_reason(void);
 /* Loads the unwinder (glibc's backtrace() dlopen()s libgcc_s once, which

@@ -578,19 +578,20 @@ static struct cfi_rule rule_of(uintptr_t pc)
 
 /* ---- the walk ------------------------------------------------------------ */
 
-/* Our own frame has a frame pointer (the preload is built with
- * -fno-omit-frame-pointer): it gives the first return address, the
- * caller's stack pointer and %rbp; from there the rules. A step must move
- * up the stack, by less than 16 MiB: anything else is bad rules, and the
- * caller unwinds with libgcc. */
-__attribute__((noinline)) long cfi_unwind_capture(uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi)
+/* From a frame whose return address is pc, its caller's stack pointer sp
+ * and %rbp: the walk. A step must move up the stack, by less than 16 MiB:
+ * anything else is bad rules, and the caller unwinds with libgcc. The last
+ * frame wanted is not stepped from (its rules are not looked up). */
+static long walk_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *frames, size_t max,
+		      uintptr_t skip_lo, uintptr_t skip_hi)
 {
-	uintptr_t *fp = __builtin_frame_address(0);
-	uintptr_t pc = fp[1], sp = (uintptr_t)(fp + 2), rbp = fp[0];
 	size_t n = 0;
 	while (n < max && pc) {
-		if (pc < skip_lo || pc >= skip_hi)
+		if (pc < skip_lo || pc >= skip_hi) {
 			frames[n++] = pc;
+			if (n == max)
+				break;
+		}
 		struct cfi_rule rule = rule_of(pc);
 		if (!(rule.flags & RULE_VALID))
 			return -1;
@@ -613,4 +614,18 @@ __attribute__((noinline)) long cfi_unwind_capture(uintptr_t *frames, size_t max,
 		pc = next_pc;
 	}
 	return (long)n;
+}
+
+/* Our own frame has a frame pointer (the preload is built with
+ * -fno-omit-frame-pointer): it gives the first return address, the
+ * caller's stack pointer and %rbp; from there the rules. */
+__attribute__((noinline)) long cfi_unwind_capture(uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi)
+{
+	uintptr_t *fp = __builtin_frame_address(0);
+	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, skip_lo, skip_hi);
+}
+
+long cfi_unwind_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max)
+{
+	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, 0, 0);
 }

@@ -26,6 +26,12 @@
  * these rules. */
 long cfi_unwind_capture(uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi);
 
+/* The same from the frame at fp, a frame-pointer frame of the tracer's
+ * whose caller is the program (a wrapper's own
+ * __builtin_frame_address(0)): its return address first, and no frame of
+ * the tracer's to step through. */
+long cfi_unwind_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max);
+
 /* Whether return address pc is the kernel's signal return trampoline
  * (glibc's __restore_rt, its CIE marked 'S'): where a signal handler was
  * called. Reports print it as gdb does. */

@@ -9,25 +9,27 @@
  * in the line by the key they share:
  * two loads answer "seen in this order?" and "seen in the other?", and a
  * new pair goes in first and pushes the set's older one out (the newest
- * two stay). Each order keeps where its second lock was taken, for the
- * report of its inverse (the kernel's "-> #1" entry). Recording is a few
- * instructions and never a scan: pairs among many locks rarely repeat, so
- * most records are new.
+ * two stay). Each order keeps the stack its second lock was taken with,
+ * for the report of its inverse (the kernel's "-> #1" entry). Recording is
+ * a few instructions and never a scan, and an order seen before is not
+ * written again; a new one costs a capture of a few frames (pairs among
+ * many locks rarely repeat, so most records are new).
  * Forgetting costs at most a missed inversion whose first order was evicted
  * before the second came (never a false one); the cache never stops
  * recording, however many pairs a program makes. */
 #ifndef LOCKDEP_RCU_INSTANCE_PAIRS_H
 #define LOCKDEP_RCU_INSTANCE_PAIRS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define INSTANCE_PAIR_SLOTS_PER_BUCKET 4              /* one cache line */
 #define INSTANCE_PAIR_BUCKET_BITS 13
 #define INSTANCE_PAIR_BUCKETS (1u << INSTANCE_PAIR_BUCKET_BITS)  /* 2^15 pairs, 512 KiB */
 
-/* One order of a pair: its key, and where its second lock was taken (the
- * caller of the lock call) folded with the key, so that a slot read while
- * another thread rewrites it names no site rather than a wrong one. */
+/* One order of a pair: its key, and where its second lock was taken
+ * (instance_pair_where()) folded with the key, so that a slot read while
+ * another thread rewrites it gives nothing rather than a wrong place. */
 struct instance_pair_slot {
 	uint64_t key;
 	uint64_t where;
@@ -63,21 +65,44 @@ static inline struct instance_pair_slot *instance_pair_bucket(const void *a, con
 	return instance_pair_table[(x * 0x9E3779B97F4A7C15ull) >> (64 - INSTANCE_PAIR_BUCKET_BITS)];
 }
 
-/* The site a slot holds for its key, or 0 (torn by a concurrent rewrite:
- * user-space code addresses have their top 16 bits clear). */
-static inline uintptr_t instance_pair_site(uint64_t key, uint64_t where)
+/* Where an order took its second lock: the lock call's caller (pair_frames
+ * 1, no unwinding: PAIR_WHERE_IP and the address), or a stack depot id of
+ * pair_frames frames (below 2^32); 0: not known. */
+#define PAIR_WHERE_IP (1ull << 62)
+#define PAIR_WHERE_ADDRESS_MASK ((1ull << 48) - 1)
+
+/* A slot's where for its key, or 0 when torn by a concurrent rewrite
+ * (neither form: code addresses fit in 48 bits, depot ids in 32). */
+static inline uint64_t instance_pair_where(uint64_t key, uint64_t folded)
 {
-	uint64_t ip = where ^ key;
-	return ip >> 48 ? 0 : (uintptr_t)ip;
+	uint64_t where = folded ^ key;
+	if ((where & ~PAIR_WHERE_ADDRESS_MASK) == PAIR_WHERE_IP || !(where >> 32))
+		return where;
+	return 0;
 }
 
-/* Records "`held` (instance generation gen_held) was held while `lock`
- * (gen_lock) was taken at ip". Returns 1 when the other order of the same
- * two instances is recorded (an inversion), with where its second lock
- * was taken in *other_ip (0 when not known), else 0. Lock-free; any
+/* What instance_pairs_probe() found, for the insert that follows. */
+enum instance_pair_seen { PAIR_SEEN, PAIR_NEW, PAIR_INVERTED };
+
+struct instance_pair_probe {
+	struct instance_pair_slot *set;
+	uint64_t forward;       /* this order's key */
+	uint64_t newer;         /* the set's newer slot as read */
+	uint64_t newer_where;
+	uint64_t other_where;   /* PAIR_INVERTED: the other order's, folded */
+};
+
+/* Looks up "`held` (instance generation gen_held) held while `lock`
+ * (gen_lock) is taken": PAIR_SEEN when this order is recorded (nothing to
+ * do: reported, if ever, when it first came), PAIR_INVERTED when the other
+ * order is (an inversion: *other_where is where that order took its
+ * second lock, instance_pair_where()'s form), else PAIR_NEW. Then, unless
+ * PAIR_SEEN, instance_pairs_insert() records this order: where it was
+ * taken is worked out only for an order not seen before. Lock-free; any
  * thread, a signal handler included. */
-static inline int instance_pairs_record(const void *held, uint32_t gen_held, const void *lock, uint32_t gen_lock,
-					uintptr_t ip, uintptr_t *other_ip)
+static inline enum instance_pair_seen instance_pairs_probe(const void *held, uint32_t gen_held, const void *lock,
+							   uint32_t gen_lock, struct instance_pair_probe *p,
+							   uint64_t *other_where)
 {
 	uint64_t forward = instance_pair_order_key(held, gen_held, lock, gen_lock);
 	/* The pair's two slots: chosen by the key, which both orders share
@@ -85,28 +110,49 @@ static inline int instance_pairs_record(const void *held, uint32_t gen_held, con
 	struct instance_pair_slot *set = &instance_pair_bucket(held, lock)[(forward >> 62) & 2];
 	uint64_t newer = __atomic_load_n(&set[0].key, __ATOMIC_RELAXED);
 	uint64_t older = __atomic_load_n(&set[1].key, __ATOMIC_RELAXED);
-	uint64_t newer_where = __atomic_load_n(&set[0].where, __ATOMIC_RELAXED);
+	p->set = set;
+	p->forward = forward;
+	p->newer = newer;
+	p->newer_where = __atomic_load_n(&set[0].where, __ATOMIC_RELAXED);
 	if (__builtin_expect((newer | 2) == (forward | 2) || (older | 2) == (forward | 2), 0)) {
 		if (newer == forward || older == forward)
-			return 0;   /* this order again: reported, if ever, when it first came */
-		/* The other order is there: an inversion. Both orders stay. */
-		uint64_t other_where = newer == (forward ^ 2) ? newer_where
-							      : __atomic_load_n(&set[1].where, __ATOMIC_RELAXED);
-		*other_ip = instance_pair_site(forward ^ 2, other_where);
-		__atomic_store_n(&set[1].key, forward ^ 2, __ATOMIC_RELAXED);
-		__atomic_store_n(&set[1].where, other_where, __ATOMIC_RELAXED);
-		__atomic_store_n(&set[0].key, forward, __ATOMIC_RELAXED);
-		__atomic_store_n(&set[0].where, (uint64_t)ip ^ forward, __ATOMIC_RELAXED);
-		return 1;
+			return PAIR_SEEN;
+		p->other_where = newer == (forward ^ 2) ? p->newer_where : __atomic_load_n(&set[1].where, __ATOMIC_RELAXED);
+		*other_where = instance_pair_where(forward ^ 2, p->other_where);
+		return PAIR_INVERTED;
 	}
-	/* The newest two of the set: the newer one moves down, the older one
-	 * goes (two threads inserting at once may lose a pair: a cache). */
-	__atomic_store_n(&set[1].key, newer, __ATOMIC_RELAXED);
-	__atomic_store_n(&set[1].where, newer_where, __ATOMIC_RELAXED);
-	__atomic_store_n(&set[0].key, forward, __ATOMIC_RELAXED);
-	__atomic_store_n(&set[0].where, (uint64_t)ip ^ forward, __ATOMIC_RELAXED);
-	return 0;
+	return PAIR_NEW;
 }
+
+/* Records the probed order, taken at `where`. A new one goes first and
+ * pushes the set's older one out (the newest two stay; two threads
+ * inserting at once may lose a pair: a cache); after an inversion both
+ * orders stay. */
+static inline void instance_pairs_insert(const struct instance_pair_probe *p, enum instance_pair_seen seen,
+					 uint64_t where)
+{
+	struct instance_pair_slot *set = p->set;
+	if (seen == PAIR_INVERTED) {
+		__atomic_store_n(&set[1].key, p->forward ^ 2, __ATOMIC_RELAXED);
+		__atomic_store_n(&set[1].where, p->other_where, __ATOMIC_RELAXED);
+	} else {
+		__atomic_store_n(&set[1].key, p->newer, __ATOMIC_RELAXED);
+		__atomic_store_n(&set[1].where, p->newer_where, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&set[0].key, p->forward, __ATOMIC_RELAXED);
+	__atomic_store_n(&set[0].where, where ^ p->forward, __ATOMIC_RELAXED);
+}
+
+/* Where a new order is recorded as taken: the caller ip of the lock call
+ * (pair_frames=1, the default: a few instructions), else a stack of
+ * pair_frames of the program's frames in the stack depot, unwound from the
+ * lock wrapper's frame when the caller has it (else NULL). Pairs among many
+ * locks are nearly all new: a stack each costs an unwinding at every
+ * nesting (+19 ns of ~66 per many_locks pair with 4 frames). Out of line. */
+#define INSTANCE_PAIR_FRAMES_MAX 32
+uint64_t instance_pair_capture(const void *wrapper_frame, uintptr_t ip);
+/* The same, always a stack (max frames): for the report's own order. */
+uint64_t instance_pair_capture_stack(size_t max);
 
 /* Empties the cache (tests). */
 void instance_pairs_clear(void);

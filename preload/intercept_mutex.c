@@ -120,7 +120,7 @@ static __attribute__((noinline)) int mutex_lock_checked(pthread_mutex_t *m, uint
 	return ret;
 }
 
-static int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss);
+static int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss, const void *frame);
 
 /* pthread_mutex_lock() past the tracer's own calls. */
 static inline __attribute__((always_inline)) int mutex_lock_tracked(struct thread_state *ts, pthread_mutex_t *m,
@@ -135,8 +135,9 @@ static inline __attribute__((always_inline)) int mutex_lock_tracked(struct threa
 	 * recursive relock and asks the cache with the type. A miss with one
 	 * mutex held goes to mutex_lock_on_one(). */
 	if (unlikely(!ACQUIRE_FAST(ts, m, acquire_how(HELD_MUTEX, 1), &class_id, mutex_relock_would_block(m), &miss)))
-		return miss.key && ts->nr_locks == 1 && ts->depth == 1 ? mutex_lock_on_one(m, ip, miss)
-								       : mutex_lock_checked(m, ip, miss);
+		return miss.key && ts->nr_locks == 1 && ts->depth == 1
+			? mutex_lock_on_one(m, ip, miss, __builtin_frame_address(0))
+			: mutex_lock_checked(m, ip, miss);
 	int ret;
 	if (mutex_try_first(m)) {   /* hang checks on: the default */
 		ret = REAL(pthread_mutex_trylock)(m);
@@ -159,7 +160,8 @@ static inline __attribute__((always_inline)) int mutex_lock_tracked(struct threa
  * instances of one class are recorded as a pair: what
  * lock_before_blocking_slow() does for this case, without its generality.
  * Anything else (a chain never validated, a relock) goes the general way. */
-static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss)
+static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintptr_t ip, struct acquire_miss miss,
+							const void *frame)
 {
 	struct thread_state *ts = thread_state();
 	struct held_lock *h = &ts->held[0];
@@ -203,9 +205,14 @@ static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintp
 	if (held_id != class_new || !class_new)
 		acquire_cache_fill(ts, miss.key, miss.epoch, class_new);
 	else {
-		uintptr_t other_ip;
-		if (unlikely(instance_pairs_record(h->lock, gen_held, m, gen_new, ip, &other_ip)))
-			lock_graph_report_instance_inversion(ts, h, gen_held, m, gen_new, class_new, ip, other_ip);
+		struct instance_pair_probe probe;
+		uint64_t other_where;
+		enum instance_pair_seen seen = instance_pairs_probe(h->lock, gen_held, m, gen_new, &probe, &other_where);
+		if (likely(seen == PAIR_NEW))
+			instance_pairs_insert(&probe, seen, instance_pair_capture(frame, ip));
+		else if (unlikely(seen == PAIR_INVERTED))
+			lock_graph_report_instance_inversion(ts, h, gen_held, m, gen_new, class_new, ip, &probe,
+							     other_where, frame);
 	}
 	if (unlikely(ret == EBUSY))
 		return mutex_lock_contended(m, ip, class_new);

@@ -413,7 +413,8 @@ struct instance_inversion {
 	const void *lock;
 	uint32_t class_id;
 	uintptr_t ip;
-	uintptr_t other_ip;   /* where the other order took its second lock (0: not known) */
+	uint64_t other_where;   /* where the other order took its second lock (instance_pair_where()) */
+	uint32_t stack;         /* this acquisition's */
 };
 
 /* Two instances of one class taken in both orders (x then y here, y then x
@@ -440,17 +441,28 @@ static void print_instance_inversion_body(struct thread_state *ts, void *arg)
 		      name, (unsigned long)v->lock, (unsigned long)held->lock);
 	/* The kernel's chain, one edge each way between two instances of the
 	 * class (named by class, as the records and the other chains are): #1
-	 * the order taken before, where its second lock was taken (only the
-	 * caller of that lock call is kept), #0 this one. */
+	 * the order taken before, where its second lock was taken (the caller
+	 * of the lock call, or pair_frames frames), #0 this one. */
 	report_printf("\n\nthe existing dependency chain (in reverse order) is:\n");
-	report_printf("\n-> #1 (%s){lock}:\n       ", name);
-	if (v->other_ip)
-		report_symbolized_ip(v->other_ip);
-	else
-		report_printf("(where is not known: its record was being rewritten)");
-	report_printf("\n\n-> #0 (%s){lock}:\n       ", name);
-	report_symbolized_ip(v->ip);
-	report_printf("\n\nother info that might help us debug this:\n\n");
+	report_printf("\n-> #1 (%s){lock}:\n", name);
+	if ((v->other_where & ~PAIR_WHERE_ADDRESS_MASK) == PAIR_WHERE_IP) {
+		report_printf("       ");
+		report_symbolized_ip((uintptr_t)(v->other_where & PAIR_WHERE_ADDRESS_MASK));
+		report_printf("\n       (the caller of the lock call only: pair_frames=8 in LOCKDEP_RCU_OPTIONS keeps 8 frames)\n");
+	} else if (v->other_where) {
+		report_frames((uint32_t)v->other_where);
+	} else {
+		report_printf("       (not known: its record was being rewritten)\n");
+	}
+	report_printf("\n-> #0 (%s){lock}:\n", name);
+	if (v->stack) {
+		report_frames(v->stack);
+	} else {
+		report_printf("       ");
+		report_symbolized_ip(v->ip);
+		report_printf("\n");
+	}
+	report_printf("\nother info that might help us debug this:\n\n");
 	report_printf(" Possible unsafe locking scenario:\n\n");
 	report_printf("       CPU0                    CPU1\n");
 	report_printf("       ----                    ----\n");
@@ -479,13 +491,19 @@ static uint64_t cycle_key(uint32_t new_from, uint32_t new_to, const struct path_
 /* An inversion of two instances of one class: reported once per pair. */
 int lock_graph_report_instance_inversion(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
 					 const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip,
-					 uintptr_t other_ip)
+					 const struct instance_pair_probe *probe, uint64_t other_where,
+					 const void *wrapper_frame)
 {
+	/* Both orders stay. */
+	instance_pairs_insert(probe, PAIR_INVERTED, instance_pair_capture(wrapper_frame, ip));
 	uint64_t x = (uint64_t)(uintptr_t)held->lock ^ (uint64_t)gen_held << 48;
 	uint64_t y = (uint64_t)(uintptr_t)lock ^ (uint64_t)gen_new << 48;
 	if (!report_cycle_once(chain_mix(chain_mix(0x1d, x < y ? x : y), x < y ? y : x) | 1))
 		return 0;
-	struct instance_inversion v = { held, lock, class_id, ip, other_ip };
+	/* This order's stack for the report's #0, before the report lock
+	 * (the depot has a lock of its own). */
+	uint32_t stack = (uint32_t)instance_pair_capture_stack((size_t)tracer_options.max_frames);
+	struct instance_inversion v = { held, lock, class_id, ip, other_where, stack };
 	tracer_enter(ts);
 	report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
 		    print_instance_inversion_body, &v);
@@ -501,10 +519,16 @@ int lock_graph_check_instance_pair(struct thread_state *ts, const struct held_lo
 {
 	if (!gen_held)
 		lock_class_of_kind(held->lock, held->kind, held->acquire_ip, &gen_held);
-	uintptr_t other_ip;
-	if (__builtin_expect(!instance_pairs_record(held->lock, gen_held, lock, gen_new, ip, &other_ip), 1))
+	struct instance_pair_probe probe;
+	uint64_t other_where;
+	enum instance_pair_seen seen = instance_pairs_probe(held->lock, gen_held, lock, gen_new, &probe, &other_where);
+	if (__builtin_expect(seen != PAIR_INVERTED, 1)) {
+		if (seen == PAIR_NEW)
+			instance_pairs_insert(&probe, seen, instance_pair_capture(NULL, ip));
 		return 0;
-	return lock_graph_report_instance_inversion(ts, held, gen_held, lock, gen_new, class_id, ip, other_ip);
+	}
+	return lock_graph_report_instance_inversion(ts, held, gen_held, lock, gen_new, class_id, ip, &probe,
+						    other_where, NULL);
 }
 
 /* The read sides no wrapper saw begin count as held: an online QSBR

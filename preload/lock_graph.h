@@ -144,12 +144,15 @@ static inline uint64_t chain_key_end(uint64_t key, uint32_t class_id, enum acqui
  * the other order reported (once). Returns 1 when reported. */
 int lock_graph_check_instance_pair(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
 				   const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip);
-/* The report half of it, for callers that recorded the pair themselves
- * (instance_pairs_record() said 1, and where the other order took its
- * second lock: other_ip, 0 when not known). */
+/* The report half of it, for callers that probed the pair themselves
+ * (instance_pairs_probe() said PAIR_INVERTED, with where the other order
+ * took its second lock): records this order, then reports. wrapper_frame
+ * as instance_pair_capture() takes it. */
+struct instance_pair_probe;
 int lock_graph_report_instance_inversion(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
 					 const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip,
-					 uintptr_t other_ip);
+					 const struct instance_pair_probe *probe, uint64_t other_where,
+					 const void *wrapper_frame);
 
 /* Before acquiring `lock` of class_id: the held classes (and the read sides
  * no wrapper saw: an online QSBR thread's, inlined ones) each gain an edge

@@ -9,6 +9,7 @@
 #include "report.h"
 #include "suppressions.h"
 #include "class_rules.h"
+#include "instance_pairs.h"
 
 static const struct tracer_options default_options = {
 #define OPTION_INIT(name, type, def, desc) .name = def,
@@ -47,6 +48,10 @@ static int option_valid(const struct tracer_options *o, const char **why)
 {
 	if (o->max_frames < 1 || o->max_frames > 128) {
 		*why = "max_frames must be between 1 and 128";
+		return 0;
+	}
+	if (o->pair_frames < 1 || o->pair_frames > INSTANCE_PAIR_FRAMES_MAX) {
+		*why = "pair_frames must be between 1 and 32";
 		return 0;
 	}
 	if (o->class_depth < 0 || o->class_depth > CLASS_RULES_MAX_DEPTH) {

@@ -12,6 +12,7 @@
 	X(exitcode, INT, 66, "exit status of a process that printed a report; 0 keeps the program's own") \
 	X(halt_on_error, INT, 0, "exit with exitcode right after the first report")    \
 	X(max_frames, INT, 32, "frames in each stack backtrace (1-128)")              \
+	X(pair_frames, INT, 1, "frames kept for each order two locks of one class are taken in, for the report of its inverse (1-32; 1: the lock call's caller, without unwinding)") \
 	X(print_summary, INT, 1, "print one summary line at exit when anything was reported") \
 	X(symbolize, INT, 1, "name functions and file:line in backtraces (ELF/DWARF)") \
 	X(inline_read_side, INT, 1, "do liburcu's memb, mb and signal read sides in the wrappers as liburcu's inline headers do (0: call liburcu's exported functions)") \

@@ -54,6 +54,13 @@ uint32_t mutex_class_lookup(const pthread_mutex_t *m, uintptr_t ip, uint32_t *ge
 	return lock_class_and_generation(m, ip, generation);
 }
 size_t backtrace_capture(uintptr_t *frames, size_t max) { (void)frames; (void)max; return 0; }
+size_t backtrace_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max)
+{
+	(void)fp;
+	(void)frames;
+	(void)max;
+	return 0;
+}
 uintptr_t urcu_program_site(uintptr_t ip) { return ip; }
 
 static char text[1 << 16];

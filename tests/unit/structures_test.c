@@ -198,19 +198,24 @@ static const void *fake_lock(uintptr_t i)
 	return (const void *)(0x7f0000000000ul + i * 64);
 }
 
-/* A pair taken at a site made of its two locks (first, second), so the
- * site an inversion names tells which record answered. */
-static uintptr_t fake_site(const void *first, const void *second)
+/* A pair taken with a stack id made of its two locks (first, second), so
+ * the stack an inversion gives tells which record answered. */
+static uint64_t fake_site(const void *first, const void *second)
 {
-	return 0x400000ul + ((uintptr_t)first & 0xffffff) * 2 + ((uintptr_t)second & 0xffff);
+	return (uint64_t)(((uintptr_t)first & 0xffffff) * 2 + ((uintptr_t)second & 0xffff)) << 4;
 }
 
-static uintptr_t last_other_site;
+static uint64_t last_other_site;
 
+/* What the wrappers do: 1 for an inversion. */
 static int record(const void *held, uint32_t gen_held, const void *lock, uint32_t gen_lock)
 {
+	struct instance_pair_probe probe;
 	last_other_site = 0;
-	return instance_pairs_record(held, gen_held, lock, gen_lock, fake_site(held, lock), &last_other_site);
+	enum instance_pair_seen seen = instance_pairs_probe(held, gen_held, lock, gen_lock, &probe, &last_other_site);
+	if (seen != PAIR_SEEN)
+		instance_pairs_insert(&probe, seen, fake_site(held, lock));
+	return seen == PAIR_INVERTED;
 }
 
 Test(instance_pairs, an_order_then_its_inverse_is_an_inversion_once_per_direction)
@@ -223,6 +228,19 @@ Test(instance_pairs, an_order_then_its_inverse_is_an_inversion_once_per_directio
 	cr_expect_eq(last_other_site, fake_site(a, b), "where the other order took its second lock");
 	cr_expect_eq(record(b, 1, a, 1), 0, "recorded: not again");
 	cr_expect_eq(record(a, 1, b, 1), 0, "both orders kept");
+}
+
+/* A slot's where is folded with its key: read back with another key (a
+ * slot torn between two writers) it is nothing, never another place. */
+Test(instance_pairs, a_where_read_with_another_key_is_nothing)
+{
+	uint64_t key = instance_pair_order_key(fake_lock(1), 1, fake_lock(2), 1);
+	uint64_t other = instance_pair_order_key(fake_lock(3), 1, fake_lock(4), 1);
+	uint64_t ip = 0x7f1234567890ull | PAIR_WHERE_IP, stack = 0x1230;
+	cr_expect_eq(instance_pair_where(key, ip ^ key), ip, "a caller's address");
+	cr_expect_eq(instance_pair_where(key, stack ^ key), stack, "a stack");
+	cr_expect_eq(instance_pair_where(other, ip ^ key), 0);
+	cr_expect_eq(instance_pair_where(other, stack ^ key), 0);
 }
 
 Test(instance_pairs, new_generations_at_old_addresses_are_new_instances)
