@@ -14,7 +14,8 @@
  * Inside, reports make no system call but write() (sandbox.h).
  *
  * syscall() is interposed for that; the program's raw mmap and munmap go
- * through it too and are told to the memory wrappers (memory_calls.h). */
+ * through it too and are told to the memory wrappers (memory_calls.h), and
+ * its raw unshare and setns stop the watchdog first (namespaces.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/seccomp.h>
@@ -25,6 +26,7 @@
 #include "lock_stat.h"
 #include "log_output.h"
 #include "memory_calls.h"
+#include "namespaces.h"
 #include "rcu_deref_set.h"
 #include "report.h"
 #include "sandbox.h"
@@ -124,6 +126,10 @@ long syscall(long number, ...)
 			memory_unmapped_by_syscall(ret, (void *)a1, (size_t)a2);
 		return syscall_result(ret);
 	}
+	if (number == SYS_unshare)
+		namespaces_before_unshare(a1);
+	else if (number == SYS_setns)
+		namespaces_before_setns(a2);
 	if (number != SYS_seccomp)
 		return syscall_result(raw_syscall6(number, a1, a2, a3, a4, a5, a6));
 	before_sandbox();

@@ -20,9 +20,15 @@
  * When nothing waits it sleeps on a futex without timeout; the first
  * announced wait wakes it (the only syscall on the announcing path, and
  * only when it sleeps). While waits are announced it looks every second
- * (a quarter of the smallest timeout when that is shorter). */
+ * (a quarter of the smallest timeout when that is shorter).
+ *
+ * A call that the kernel refuses in a process of more than one thread
+ * (a user namespace, another mount namespace joined) stops it first
+ * (watchdog_stop(), intercept_namespaces.c): the next announced wait
+ * starts it again. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
@@ -53,7 +59,11 @@ int hung_task_checks, stall_checks, lock_slow_paths, lock_slow_hooks;
 static int waiters;            /* announced waits in progress */
 static int wake_word;          /* futex: bumped when waits appear */
 static int sleeping;           /* the watchdog waits on wake_word */
-static int started;            /* 0 no, 1 being started, 2 running */
+static int started;            /* 0 no, 1 being started, 2 running, 3 being stopped */
+static int stop_word;          /* futex: 1 asks the watchdog to end */
+static pthread_t watchdog_thread;
+static pid_t watchdog_tid;
+static struct hang_watch *watch;   /* kept across a stop and a new start */
 
 /* The module providing malloc: [lo, hi) of its mapped segments. */
 static uintptr_t allocator_lo, allocator_hi;
@@ -111,11 +121,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* Sleeps ns, or less when asked to end (watchdog_stop()). */
 static void sleep_ns(uint64_t ns)
 {
-	struct timespec t = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-	while (nanosleep(&t, &t) && errno == EINTR)
-		;
+	uint64_t end = now_ns() + ns;
+	for (uint64_t now = now_ns(); now < end && !__atomic_load_n(&stop_word, __ATOMIC_SEQ_CST); now = now_ns()) {
+		struct timespec t = { (time_t)((end - now) / 1000000000u), (long)((end - now) % 1000000000u) };
+		syscall(SYS_futex, &stop_word, FUTEX_WAIT_PRIVATE, 0, &t, NULL, 0);
+	}
 }
 
 /* How often to look while waits are announced. */
@@ -135,16 +148,18 @@ static void *watchdog_main(void *arg)
 	(void)arg;
 	struct thread_state *ts = thread_state();
 	ts->in_tracer = 1;   /* for good: nothing it does is the program's */
+	__atomic_store_n(&watchdog_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	prctl(PR_SET_NAME, "lockdep-watch", 0, 0, 0);
-	struct hang_watch *watch = hang_watch_new();
-	for (;;) {
+	if (!watch)
+		watch = hang_watch_new();
+	while (!__atomic_load_n(&stop_word, __ATOMIC_SEQ_CST)) {
 		__atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
 		int word = __atomic_load_n(&wake_word, __ATOMIC_SEQ_CST);
-		if (!__atomic_load_n(&waiters, __ATOMIC_SEQ_CST))
+		if (!__atomic_load_n(&waiters, __ATOMIC_SEQ_CST) && !__atomic_load_n(&stop_word, __ATOMIC_SEQ_CST))
 			futex(&wake_word, FUTEX_WAIT_PRIVATE, word);
 		__atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
 		sleep_ns(poll_interval());
-		if (watch)
+		if (watch && !__atomic_load_n(&stop_word, __ATOMIC_SEQ_CST))
 			hang_watch_scan(watch, ts, now_ns());
 	}
 	return NULL;
@@ -161,10 +176,10 @@ static void start_watchdog(void)
 	pthread_sigmask(SIG_SETMASK, &all, &saved);
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
-	pthread_t thread;
-	int ret = tracer_thread_create(&thread, &attr, watchdog_main, NULL);
+	__atomic_store_n(&watchdog_tid, 0, __ATOMIC_RELAXED);
+	/* Joinable: watchdog_stop() waits for its end. */
+	int ret = tracer_thread_create(&watchdog_thread, &attr, watchdog_main, NULL);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	__atomic_store_n(&started, ret == 0 ? 2 : 0, __ATOMIC_RELEASE);
@@ -218,6 +233,32 @@ void wait_end(struct thread_state *ts)
 	__atomic_fetch_sub(&waiters, 1, __ATOMIC_SEQ_CST);
 }
 
+int watchdog_stop(void)
+{
+	int expected = 2;
+	if (!__atomic_compare_exchange_n(&started, &expected, 3, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return 0;
+	struct thread_state *ts = thread_state();
+	tracer_enter(ts);
+	int saved_errno = errno;
+	__atomic_store_n(&stop_word, 1, __ATOMIC_SEQ_CST);
+	futex(&stop_word, FUTEX_WAKE_PRIVATE, 1);
+	__atomic_fetch_add(&wake_word, 1, __ATOMIC_SEQ_CST);
+	futex(&wake_word, FUTEX_WAKE_PRIVATE, 1);
+	pthread_join(watchdog_thread, NULL);
+	/* The kernel clears the thread's id (what the join waits for) before
+	 * it takes the thread out of the process: wait for that too, or the
+	 * call the program makes next still sees two threads. */
+	pid_t pid = getpid(), tid = __atomic_load_n(&watchdog_tid, __ATOMIC_ACQUIRE);
+	for (int i = 0; tid && i < 1000000 && syscall(SYS_tgkill, pid, tid, 0) == 0; i++)
+		sched_yield();
+	__atomic_store_n(&stop_word, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
+	errno = saved_errno;
+	tracer_leave(ts);
+	return 1;
+}
+
 void watchdog_fork_child(void)
 {
 	/* The watchdog did not come along; the forking thread waits for
@@ -225,5 +266,7 @@ void watchdog_fork_child(void)
 	__atomic_store_n(&started, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&waiters, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&stop_word, 0, __ATOMIC_RELAXED);
+	watch = NULL;   /* the parent's threads' waits: a new one */
 	thread_state()->wait.kind = WAIT_NONE;
 }

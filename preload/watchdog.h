@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include "wait_state.h"
 
+/* Ends the watchdog thread and waits until it is gone from the process
+ * (before a call that wants the process single-threaded); the next
+ * announced wait starts a new one. Returns 1 when it was running. */
+int watchdog_stop(void);
+
 /* A forked child has no watchdog (yet) and no waits. */
 void watchdog_fork_child(void);
 

@@ -546,3 +546,23 @@ Test(reliability, a_report_inside_a_seccomp_sandbox_is_made_with_write_alone)
 	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
 	cr_expect_eq(system(rm), 0);
 }
+
+/* The watchdog is the tracer's thread, not the program's: a call that
+ * wants the process single-threaded (a user namespace) answers as without
+ * the preload, and the watchdog comes back at the next wait. */
+Test(reliability, calls_that_want_a_single_thread_answer_as_without_the_preload)
+{
+	static const char out[] = "unshare 0 (Success), grace period after\n";
+	for (const char *const *s = (const char *const[]){ "userns-after-watchdog-call", "userns-after-watchdog-syscall",
+							 NULL };
+	     *s; s++) {
+		struct run p = reliability_plain(*s);
+		struct run r = reliability(*s, NULL, 20);
+		cr_assert_str_eq(p.out, out, "[%s] the plain run\n%s", *s, p.err);
+		cr_expect_eq(r.exit_code, 0, "[%s] exit %d, signal %d\n%s", *s, r.exit_code, r.signal, r.err);
+		cr_expect_str_eq(r.out, out, "[%s]\n%s", *s, r.err);
+		cr_expect_str_empty(r.err, "[%s]\n%s", *s, r.err);
+		run_free(&p);
+		run_free(&r);
+	}
+}

@@ -857,6 +857,28 @@ SCENARIO stderr_pipe_unread(void)
 	printf("survived the report\n");
 }
 
+/* ---- the tracer's own thread ------------------------------------------------- */
+
+#include <sched.h>
+
+/* A call the kernel refuses in a process with more than one thread
+ * (EINVAL), made once the program's threads are gone: the tracer's
+ * watchdog thread, started by a grace-period wait, must not be in the way.
+ * Prints the result of unshare(CLONE_NEWUSER) (by the C library's
+ * function, or through syscall()), and says that a grace period still
+ * ends afterwards (the watchdog watching it again). */
+static void userns_after_watchdog(int by_syscall)
+{
+	synchronize_rcu();   /* announced to the watchdog, which starts */
+	long ret = by_syscall ? syscall(SYS_unshare, CLONE_NEWUSER) : unshare(CLONE_NEWUSER);
+	int err = ret ? errno : 0;
+	synchronize_rcu();
+	printf("unshare %ld (%s), grace period after\n", ret, strerror(err));
+}
+
+SCENARIO userns_after_watchdog_call(void) { userns_after_watchdog(0); }
+SCENARIO userns_after_watchdog_syscall(void) { userns_after_watchdog(1); }
+
 static const struct scenario scenarios[] = {
 	{ "stack-16k", stack_16k },
 	{ "stack-64k", stack_64k },
@@ -884,6 +906,8 @@ static const struct scenario scenarios[] = {
 	{ "stderr-closed-then-data-file", stderr_closed_then_data_file },
 	{ "stderr-closed-at-start", stderr_closed_at_start },
 	{ "stderr-pipe-unread", stderr_pipe_unread },
+	{ "userns-after-watchdog-call", userns_after_watchdog_call },
+	{ "userns-after-watchdog-syscall", userns_after_watchdog_syscall },
 	{ NULL, NULL },
 };
 
