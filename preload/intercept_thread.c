@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 #include <unistd.h>
 #include "sandbox.h"
 #include "lock_tracking.h"
@@ -17,6 +18,7 @@
 
 INTERPOSE(pthread_create);
 INTERPOSE(pthread_exit);
+INTERPOSE(thrd_create);
 
 struct thread_start {
 	void *(*start_routine)(void *);
@@ -93,7 +95,8 @@ static uintptr_t lowest_stack_address(size_t size)
 	return frame - size / 2;
 }
 
-static void *thread_trampoline(void *p)
+/* What the start trampolines do before the start routine. */
+static struct thread_start thread_begins(void *p)
 {
 	struct thread_start start = *(struct thread_start *)p;
 	free(p);
@@ -105,9 +108,28 @@ static void *thread_trampoline(void *p)
 		ts->stack_limit = lowest_stack_address(start.stack_size);
 	ts->urcu_worker = (uint8_t)start.urcu_worker;
 	pthread_setspecific(thread_end_key, (void *)1);
+	return start;
+}
+
+static void *thread_trampoline(void *p)
+{
+	struct thread_start start = thread_begins(p);
 	void *ret;
 	pthread_cleanup_push(thread_ends, NULL);
 	ret = start.start_routine(start.arg);
+	pthread_cleanup_pop(1);
+	return ret;
+}
+
+/* A C11 thread's: glibc calls it as the int (*)(void *) it was given
+ * (thrd_create() marks the thread C11 for its own pthread_create), and
+ * thrd_exit() unwinds through the cleanup as pthread_exit() does. */
+static int c11_thread_trampoline(void *p)
+{
+	struct thread_start start = thread_begins(p);
+	int ret;
+	pthread_cleanup_push(thread_ends, NULL);
+	ret = ((int (*)(void *))(void (*)(void))start.start_routine)(start.arg);
 	pthread_cleanup_pop(1);
 	return ret;
 }
@@ -195,6 +217,27 @@ int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict at
 	}
 	int ret = REAL(pthread_create)(thread, attr, thread_trampoline, start);
 	if (ret != 0)
+		free(start);
+	return ret;
+}
+
+/* C11 thrd_create(): glibc starts the thread with its internal
+ * pthread_create, past the wrapper above. Default attributes: no stack
+ * of the program's to size. */
+int thrd_create(thrd_t *thread, thrd_start_t start_routine, void *arg)
+{
+	struct thread_state *ts = thread_state();
+	if (ts->in_tracer)
+		return REAL(thrd_create)(thread, start_routine, arg);
+	pthread_once(&thread_end_key_once, create_thread_end_key);
+	struct thread_start *start = calloc(1, sizeof(*start));
+	if (!start)
+		return REAL(thrd_create)(thread, start_routine, arg);
+	start->start_routine = (void *(*)(void *))(void (*)(void))start_routine;
+	start->arg = arg;
+	start->urcu_worker = is_urcu_code((uintptr_t)start_routine);
+	int ret = REAL(thrd_create)(thread, c11_thread_trampoline, start);
+	if (ret != thrd_success)
 		free(start);
 	return ret;
 }

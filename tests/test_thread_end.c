@@ -36,6 +36,26 @@ Test(thread_end, pthread_exit_holding_a_mutex)
 	expect_locks_held("memb", "bug-pthread-exit-locked", "(table_lock){mutex}", "exits_holding_mutex");
 }
 
+/* C11 threads start inside glibc (thrd_create() calls its own
+ * pthread_create): checked at their end all the same, and their int result
+ * comes back through thrd_join() as without the preload. */
+Test(thread_end, c11_threads_holding_a_mutex_at_their_end)
+{
+	expect_locks_held("memb", "bug-c11-return-locked", "(table_lock){mutex}", "c11_returns_holding_mutex");
+	expect_locks_held("memb", "bug-c11-exit-locked", "(table_lock){mutex}", "c11_exits_holding_mutex");
+	struct run r = run_target("thread_end", "memb", "bug-c11-return-locked", &preloaded);
+	cr_expect(strstr(r.out, "thread result 7\n"), "%s", r.out);
+	run_free(&r);
+	r = run_target("thread_end", "memb", "bug-c11-exit-locked", &preloaded);
+	cr_expect(strstr(r.out, "thread result 8\n"), "%s", r.out);
+	run_free(&r);
+	r = run_target("thread_end", "memb", "ok-c11", &preloaded);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect_str_eq(r.out, "thread result 42\ndone\n", "%s", r.err);
+	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}
+
 Test(thread_end, exit_holding_a_shutdown_lock_is_not_reported)
 {
 	struct run r = run_target("thread_end", "memb", "ok-exit-locked", &preloaded);

@@ -2,6 +2,7 @@
  * still held (kernel: "still has locks held!"), and liburcu registrations
  * whose registry entry would then point at the thread's freed memory. */
 #include "target.h"
+#include <threads.h>
 #include <unistd.h>
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -95,6 +96,49 @@ SCENARIO bug_return_in_reader(void) { in_thread(returns_inside_reader); printf("
 SCENARIO bug_pthread_exit_locked(void) { in_thread(exits_holding_mutex); printf("done\n"); }
 SCENARIO bug_still_registered(void) { in_thread(stays_registered); printf("done\n"); }
 
+/* C11 threads: glibc's thrd_create() starts them through its internal
+ * pthread_create, and an int comes back through thrd_join(). */
+static int c11_returns_holding_mutex(void *arg)
+{
+	(void)arg;
+	printf("site %d\n", __LINE__ + 1);
+	pthread_mutex_lock(&table_lock);
+	return 7;
+}
+
+static int c11_exits_holding_mutex(void *arg)
+{
+	(void)arg;
+	printf("site %d\n", __LINE__ + 1);
+	pthread_mutex_lock(&table_lock);
+	thrd_exit(8);
+}
+
+static int c11_clean(void *arg)
+{
+	pthread_mutex_lock(&table_lock);
+	pthread_mutex_unlock(&table_lock);
+	return *(int *)arg;
+}
+
+static void c11_run(thrd_start_t fn, void *arg)
+{
+	thrd_t t;
+	int res = -1;
+	if (thrd_create(&t, fn, arg) != thrd_success || thrd_join(t, &res) != thrd_success)
+		printf("thrd_create/thrd_join failed\n");
+	printf("thread result %d\n", res);
+}
+
+SCENARIO bug_c11_return_locked(void) { c11_run(c11_returns_holding_mutex, NULL); printf("done\n"); }
+SCENARIO bug_c11_exit_locked(void) { c11_run(c11_exits_holding_mutex, NULL); printf("done\n"); }
+SCENARIO ok_c11(void)
+{
+	int arg = 42;
+	c11_run(c11_clean, &arg);
+	printf("done\n");
+}
+
 /* A daemon's shutdown: take the lock that makes cleanup run once, clean up,
  * exit() holding it (glusterfs cleanup_and_exit, redis SHUTDOWN). Not a
  * thread ending with locks held: the process ends, with its own status. */
@@ -145,6 +189,9 @@ int main(int argc, char **argv)
 		{ "ok-exit-locked", ok_exit_locked },
 		{ "bug-exit-locked-relocked-at-exit", bug_exit_locked_relocked_at_exit },
 		{ "ok", ok },
+		{ "bug-c11-return-locked", bug_c11_return_locked },
+		{ "bug-c11-exit-locked", bug_c11_exit_locked },
+		{ "ok-c11", ok_c11 },
 		{ NULL, NULL },
 	};
 	return run_scenario(argc, argv, scenarios);
