@@ -7,6 +7,7 @@
 #include "stack_depot.h"
 #include "report.h"
 #include "thread_state.h"
+#include "tracer_arena.h"
 #include "tracer_lock.h"
 
 struct stack_record {
@@ -20,6 +21,8 @@ struct stack_record {
 #define DEPOT_BUCKETS (1u << 16)
 static uint32_t buckets[DEPOT_BUCKETS];   /* record offsets, 0: empty */
 static char *region;                      /* offset 0 is never a record */
+static size_t region_bytes;               /* STACK_DEPOT_BYTES, or less under RLIMIT_AS */
+#define DEPOT_MIN_BYTES ((size_t)256 << 10)
 static uint32_t used = 16;
 static struct tracer_lock depot_lock = TRACER_LOCK_INITIALIZER(TRACER_LOCK_DEPOT, "stack depot");
 
@@ -50,13 +53,20 @@ static uint32_t find(uint32_t head, uint32_t hash, const uintptr_t *frames, size
 }
 
 /* Under the depot lock: the region, mapped on first use (64 MiB of
- * address space that most programs never touch). */
+ * address space that most programs never touch; under a tight RLIMIT_AS
+ * what tracer_reservation_size() allows, and less if even that fails: a
+ * smaller depot, not none). */
 static void map_region(void)
 {
-	if (!region) {
-		void *p = mmap(NULL, STACK_DEPOT_BYTES, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		region = p == MAP_FAILED ? NULL : p;
+	if (region)
+		return;
+	for (size_t size = tracer_reservation_size(STACK_DEPOT_BYTES); size >= DEPOT_MIN_BYTES; size /= 2) {
+		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED) {
+			region_bytes = size;
+			__atomic_store_n(&region, p, __ATOMIC_RELEASE);
+			return;
+		}
 	}
 }
 
@@ -90,7 +100,7 @@ uint32_t stack_depot_save(const uintptr_t *frames, size_t n)
 	map_region();
 	size_t size = sizeof(struct stack_record) + n * sizeof(frames[0]);
 	head = __atomic_load_n(bucket, __ATOMIC_ACQUIRE);
-	if (region && !(id = find(head, hash, frames, n)) && used + size <= STACK_DEPOT_BYTES) {
+	if (region && !(id = find(head, hash, frames, n)) && used + size <= region_bytes) {
 		struct stack_record *r = (struct stack_record *)(region + used);
 		r->next = head;
 		r->hash = hash;

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* A chunk is one mapping: this header, then the blocks. Invariant: the
@@ -45,24 +46,38 @@ static size_t header_size(void)
 	return round_up(sizeof(struct arena_chunk), TRACER_ARENA_ALIGN);
 }
 
+size_t tracer_reservation_size(size_t wanted)
+{
+	struct rlimit limit;
+	if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+		return wanted;
+	size_t cap = round_up((size_t)(limit.rlim_cur / 16), page_size());
+	if (cap < ((size_t)1 << 20))
+		cap = (size_t)1 << 20;
+	return wanted < cap ? wanted : cap;
+}
+
 /* Inside a seccomp sandbox (sandbox.h) pages come from a reserve mapped
  * before it, handed out once each (never returned: munmap is a call too),
  * so the tables that grow (lock instances, classes, dereference sets) go
  * on growing. Address space only until touched (MAP_NORESERVE). */
 #define SANDBOX_RESERVE ((size_t)128 << 20)
 static char *reserve;
+static size_t reserve_size;   /* SANDBOX_RESERVE, or less under RLIMIT_AS */
 static size_t reserve_used;
 
 void tracer_pages_reserve(void)
 {
 	if (__atomic_load_n(&reserve, __ATOMIC_ACQUIRE))
 		return;
-	void *p = mmap(NULL, SANDBOX_RESERVE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
+	size_t size = tracer_reservation_size(SANDBOX_RESERVE);
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
 	void *none = NULL;
-	if (p != MAP_FAILED && !__atomic_compare_exchange_n(&reserve, &none, p, 0, __ATOMIC_ACQ_REL,
-							     __ATOMIC_ACQUIRE))
-		munmap(p, SANDBOX_RESERVE);
+	__atomic_store_n(&reserve_size, size, __ATOMIC_RELAXED);
+	if (!__atomic_compare_exchange_n(&reserve, &none, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		munmap(p, size);
 }
 
 static void *reserve_take(size_t size)
@@ -70,14 +85,16 @@ static void *reserve_take(size_t size)
 	char *base = __atomic_load_n(&reserve, __ATOMIC_ACQUIRE);
 	if (!base)
 		return NULL;
+	size_t limit = __atomic_load_n(&reserve_size, __ATOMIC_RELAXED);
 	size_t at = __atomic_fetch_add(&reserve_used, size, __ATOMIC_RELAXED);
-	return at <= SANDBOX_RESERVE - size ? base + at : NULL;
+	return size <= limit && at <= limit - size ? base + at : NULL;
 }
 
 static int in_reserve(const void *pages)
 {
 	const char *base = __atomic_load_n(&reserve, __ATOMIC_ACQUIRE);
-	return base && (const char *)pages >= base && (const char *)pages < base + SANDBOX_RESERVE;
+	return base && (const char *)pages >= base &&
+	       (const char *)pages < base + __atomic_load_n(&reserve_size, __ATOMIC_RELAXED);
 }
 
 void *tracer_pages_map(size_t size)
@@ -85,7 +102,7 @@ void *tracer_pages_map(size_t size)
 	if (size == 0 || size > SIZE_MAX / 4)
 		return NULL;
 	if (in_sandbox())
-		return size <= SANDBOX_RESERVE ? reserve_take(round_up(size, page_size())) : NULL;
+		return reserve_take(round_up(size, page_size()));
 	void *pages = mmap(NULL, round_up(size, page_size()), PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return pages == MAP_FAILED ? NULL : pages;

@@ -39,6 +39,11 @@ void tracer_arena_release(struct tracer_arena *arena);
 
 /* Scratch pages outside any arena, for temporary work buffers: reserved
  * lazily (MAP_NORESERVE), so an upper-bound size costs only what is touched. */
+/* How much of `wanted` bytes of address space a reservation of the
+ * tracer's may take: under a finite RLIMIT_AS (the program's own budget,
+ * which every mapping of the tracer's counts against), a sixteenth of the
+ * limit at most (at least 1 MiB); else all of it. */
+size_t tracer_reservation_size(size_t wanted);
 void *tracer_pages_map(size_t size);
 void tracer_pages_unmap(void *pages, size_t size);
 /* Maps the reserve tracer_pages_map() takes from inside a seccomp sandbox

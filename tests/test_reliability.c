@@ -569,3 +569,22 @@ Test(reliability, calls_that_want_a_single_thread_answer_as_without_the_preload)
 		run_free(&r);
 	}
 }
+
+/* A program under a tight RLIMIT_AS: the tracer's tables are address
+ * space taken from the program's budget. The stack depot reserved 64 MiB
+ * or nothing (a report without any stack); it now takes what the limit
+ * leaves it. */
+Test(reliability, a_report_under_a_tight_address_space_limit_keeps_its_stacks)
+{
+	struct run p = reliability_plain("tight-address-space-abba");
+	struct run r = reliability("tight-address-space-abba", NULL, 20);
+	cr_assert_str_eq(p.out, "allocation ok\n", "the plain run\n%s", p.err);
+	cr_expect_str_eq(r.out, p.out, "%s", r.err);
+	cr_expect_eq(count_of(r.err, "WARNING: possible circular locking dependency detected"), 1, "%s", r.err);
+	static const char entry[] = "\n-> #1 (limit_b){lock}:\n";
+	const char *chain = strstr(r.err, entry);
+	cr_expect(chain && !strncmp(chain + strlen(entry), "       tight_address_space_abba+0x", 34),
+		  "the chain's stacks\n%s", r.err);
+	run_free(&p);
+	run_free(&r);
+}

@@ -879,6 +879,49 @@ static void userns_after_watchdog(int by_syscall)
 SCENARIO userns_after_watchdog_call(void) { userns_after_watchdog(0); }
 SCENARIO userns_after_watchdog_syscall(void) { userns_after_watchdog(1); }
 
+/* ---- a tight address-space limit --------------------------------------------------- */
+
+#include <sys/resource.h>
+
+static long vm_size_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmSize:", 7))
+			kib = atol(line + 7);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+static pthread_mutex_t limit_a = PTHREAD_MUTEX_INITIALIZER, limit_b = PTHREAD_MUTEX_INITIALIZER;
+
+/* RLIMIT_AS set to what the process maps now plus 64 MiB, of which the
+ * program takes 16 MiB, then an ABBA: the report comes whole (its chain
+ * with stacks: the stack depot's 64 MiB reservation is what the limit
+ * leaves it). Prints what the allocation gave. */
+SCENARIO tight_address_space_abba(void)
+{
+	struct rlimit r;
+	r.rlim_cur = r.rlim_max = (rlim_t)(vm_size_kib() + 64 * 1024) * 1024;
+	if (setrlimit(RLIMIT_AS, &r))
+		perror("setrlimit");
+	char *first = malloc(16 << 20);
+	if (first)
+		memset(first, 1, 16 << 20);
+	pthread_mutex_lock(&limit_a);
+	pthread_mutex_lock(&limit_b);
+	pthread_mutex_unlock(&limit_b);
+	pthread_mutex_unlock(&limit_a);
+	pthread_mutex_lock(&limit_b);
+	pthread_mutex_lock(&limit_a);
+	pthread_mutex_unlock(&limit_a);
+	pthread_mutex_unlock(&limit_b);
+	printf("allocation %s\n", first ? "ok" : "failed");
+}
+
 static const struct scenario scenarios[] = {
 	{ "stack-16k", stack_16k },
 	{ "stack-64k", stack_64k },
@@ -907,6 +950,7 @@ static const struct scenario scenarios[] = {
 	{ "stderr-closed-at-start", stderr_closed_at_start },
 	{ "stderr-pipe-unread", stderr_pipe_unread },
 	{ "userns-after-watchdog-call", userns_after_watchdog_call },
+	{ "tight-address-space-abba", tight_address_space_abba },
 	{ "userns-after-watchdog-syscall", userns_after_watchdog_syscall },
 	{ NULL, NULL },
 };
