@@ -52,7 +52,14 @@ PLUGIN_TARGETS := $(BUILD)/targets/liburcu_plugin.so $(BUILD)/targets/plugin_hos
 	$(BUILD)/targets/libexit_witness.so $(BUILD)/targets/exit_witness_main \
 	$(BUILD)/targets/libunwind_host $(BUILD)/targets/liblock_plugin_a.so $(BUILD)/targets/liblock_plugin_b.so \
 	$(BUILD)/targets/libearly_handler.so $(BUILD)/targets/early_handler_main $(BUILD)/targets/signal_cache_main \
-	$(BUILD)/targets/cxx_accounts $(BUILD)/targets/sandboxed
+	$(BUILD)/targets/cxx_accounts $(BUILD)/targets/sandboxed \
+	$(BUILD)/targets/deepbind_host $(BUILD)/targets/libdeepbind_plugin.so
+$(BUILD)/targets/deepbind_host: tests/targets/plugins/deepbind_host.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -ldl -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/targets/libdeepbind_plugin.so: tests/targets/plugins/deepbind_plugin.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -fPIC -shared $< -o $@
 $(BUILD)/targets/sandboxed: tests/targets/plugins/sandboxed.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) $< -o $@

@@ -167,6 +167,53 @@ Test(reliability, plugin_linking_liburcu_in_its_own_scope)
 	run_free(&r);
 }
 
+/* A plugin loaded with RTLD_DEEPBIND binds its references in its own scope
+ * first: libc's pthread functions before the preload's. Its lock calls are
+ * seen all the same: a lock taken by the host and released in the plugin
+ * is released (no "still has locks held", no false order from a lock
+ * thought held), and the plugin's order against the host's is validated. */
+static struct run deepbind_host(const char *scenario)
+{
+	char plugin[4096], host[4096];
+	snprintf(plugin, sizeof(plugin), "%s", build_path("targets/libdeepbind_plugin.so"));
+	snprintf(host, sizeof(host), "%s", build_path("targets/deepbind_host"));
+	char *argv[] = { host, plugin, (char *)scenario, NULL };
+	struct run_options o = { .preload = 1, .timeout = 20 };
+	return run_program(argv, &o);
+}
+
+Test(reliability, a_plugin_loaded_with_deepbind_is_seen_as_its_host)
+{
+	struct run r = deepbind_host("ok");
+	cr_expect_str_eq(r.out, "done\n", "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	run_free(&r);
+	r = deepbind_host("abba");
+	cr_expect_str_eq(r.out, "done\n", "%s", r.err);
+	cr_expect_eq(count_of(r.err, "WARNING: possible circular locking dependency detected"), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "plugin_lock_in_reverse+0x"), "the plugin's acquisition\n%s", r.err);
+	cr_expect_eq(r.exit_code, 66, "%s", r.err);
+	run_free(&r);
+}
+
+/* dlopen() is interposed for RTLD_DEEPBIND only: any other call reaches
+ * glibc with the program as its caller, whose RUNPATH finds a bare name. */
+Test(reliability, dlopen_still_searches_the_callers_runpath)
+{
+	char host[4096];
+	snprintf(host, sizeof(host), "%s", build_path("targets/deepbind_host"));
+	char *argv[] = { host, "libdeepbind_plugin.so", "runpath", NULL };
+	struct run_options plain = { .timeout = 20 }, preloaded = { .preload = 1, .timeout = 20 };
+	struct run p = run_program(argv, &plain);
+	cr_assert_str_eq(p.out, "found\ndone\n", "the plain run: %s", p.err);
+	struct run r = run_program(argv, &preloaded);
+	cr_expect_str_eq(r.out, p.out, "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&p);
+	run_free(&r);
+}
+
 /* ---- descriptors ----------------------------------------------------------- */
 
 Test(reliability, first_open_gets_the_same_descriptor)
