@@ -295,6 +295,26 @@ Test(reliability, log_reaches_log_path_after_a_privilege_drop)
 	run_free(&r);
 }
 
+/* set*id() to the identity the process has already changes nothing: no
+ * log made for it, no directory kept open (netsniff-ng "drops" to root). */
+Test(reliability, credentials_set_to_themselves_leave_no_descriptor)
+{
+	char dir[] = "/tmp/lockdep-rcu-creds.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char options[512];
+	snprintf(options, sizeof(options), "log_path=%s/lockdep-rcu.%%p.log", dir);
+	struct run p = reliability_plain("credentials-unchanged");
+	struct run r = reliability("credentials-unchanged", options, 20);
+	cr_assert(strstr(p.out, "descriptors "), "%s", p.err);
+	cr_expect_str_eq(r.out, p.out, "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s')\" && rmdir '%s'", dir, dir);
+	cr_expect_eq(system(cmd), 0, "a file left in %s", dir);
+	run_free(&p);
+	run_free(&r);
+}
+
 Test(reliability, no_empty_log_left_behind)
 {
 	char dir[] = "/tmp/lockdep-rcu-empty.XXXXXX";

@@ -5,6 +5,7 @@
  * exit sequence, perturb and cancellation. */
 #include "target.h"
 #include <dirent.h>
+#include <grp.h>
 #include <spawn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -483,6 +484,36 @@ SCENARIO privilege_drop(void)
 	printf("dropped and reported\n");
 }
 
+/* Credentials "changed" to what they are (netsniff-ng drops to the invoking
+ * user, root itself when root runs it): nothing changes, so nothing of the
+ * tracer's may appear either. Prints the descriptors open before and
+ * after. */
+static int open_descriptors(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n - 1;   /* the directory's own */
+}
+
+SCENARIO credentials_unchanged(void)
+{
+	int before = open_descriptors();
+	gid_t groups[64];
+	int n = getgroups(64, groups);
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int failed = setgid(gid) | setegid(getegid()) | setregid(gid, getegid()) |
+		     setresgid(gid, getegid(), (gid_t)-1) | setuid(uid) | seteuid(geteuid()) |
+		     setreuid(uid, geteuid()) | setresuid(uid, geteuid(), (uid_t)-1);
+	if (getuid() == 0 && n >= 0)
+		failed |= setgroups((size_t)n, groups);
+	printf("descriptors %d, then %d%s\n", before, open_descriptors(), failed ? " (a call failed)" : "");
+}
+
 /* ---- exit ---------------------------------------------------------------- */
 
 static void atexit_witness(void)
@@ -936,6 +967,7 @@ static const struct scenario scenarios[] = {
 	{ "descriptors-no-leak", descriptors_no_leak },
 	{ "descriptors-closefrom-daemon", descriptors_closefrom_daemon },
 	{ "privilege-drop", privilege_drop },
+	{ "credentials-unchanged", credentials_unchanged },
 	{ "exit-sequence-kept", exit_sequence_kept },
 	{ "exit-while-reporting", exit_while_reporting },
 	{ "abort-after-report", abort_after_report },
