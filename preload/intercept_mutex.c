@@ -178,7 +178,7 @@ static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintp
 	     implicit_readers(ts)))
 		return mutex_lock_checked(m, ip, miss);
 	if (unlikely(!mutex_try_first(m) || !lock_graph_enabled || h->kind != HELD_MUTEX || h->lock == m ||
-		     !mutex_relock_would_block(m)))
+		     !mutex_relock_would_block(m) || lock_graph_watching))
 		return mutex_lock_checked(m, ip, miss);
 	/* Class 0: a lock not followed (made on its maker's stack), nothing
 	 * to validate (as in lock_graph_acquire_instance()). */

@@ -423,28 +423,36 @@ static void print_instance_inversion_body(struct thread_state *ts, void *arg)
 {
 	const struct instance_inversion *v = arg;
 	const struct held_lock *held = v->held;
-	char name[256];
+	char name[256], held_name[256];
 	class_name(v->class_id, name, sizeof(name));
+	/* Of one class, but for a pair watched across two (a nesting through
+	 * another class, above). */
+	class_name(held->class_id ? held->class_id : v->class_id, held_name, sizeof(held_name));
 	report_record_site(v->ip, NULL, 0);
 	report_record_lock("acquiring", v->lock, name, "lock", 0);
-	report_record_lock("holding", held->lock, name, "lock", held->acquire_ip);
+	report_record_lock("holding", held->lock, held_name, "lock", held->acquire_ip);
 	report_record_lock("chain", NULL, name, "lock", 0);
-	report_record_lock("chain", NULL, name, "lock", 0);
+	report_record_lock("chain", NULL, held_name, "lock", 0);
 	report_printf("%s is trying to acquire lock:\n", report_task_name());
 	report_printf("%016lx (%s), at: ", (unsigned long)v->lock, name);
 	report_symbolized_ip(v->ip);
 	report_printf("\n\nbut task is already holding lock:\n");
-	report_printf("%016lx (%s), at: ", (unsigned long)held->lock, name);
+	report_printf("%016lx (%s), at: ", (unsigned long)held->lock, held_name);
 	report_symbolized_ip(held->acquire_ip);
-	report_printf("\n\nwhich lock already depends on the new lock: these two locks of class %s\n"
-		      "were taken in the opposite order before (%016lx then %016lx).\n",
-		      name, (unsigned long)v->lock, (unsigned long)held->lock);
+	if (!strcmp(name, held_name))
+		report_printf("\n\nwhich lock already depends on the new lock: these two locks of class %s\n"
+			      "were taken in the opposite order before (%016lx then %016lx).\n",
+			      name, (unsigned long)v->lock, (unsigned long)held->lock);
+	else
+		report_printf("\n\nwhich lock already depends on the new lock: these two locks (of classes %s\n"
+			      "and %s) were taken in the opposite order before (%016lx then %016lx).\n",
+			      name, held_name, (unsigned long)v->lock, (unsigned long)held->lock);
 	/* The kernel's chain, one edge each way between two instances of the
 	 * class (named by class, as the records and the other chains are): #1
 	 * the order taken before, where its second lock was taken (the caller
 	 * of the lock call, or pair_frames frames), #0 this one. */
 	report_printf("\n\nthe existing dependency chain (in reverse order) is:\n");
-	report_printf("\n-> #1 (%s){lock}:\n", name);
+	report_printf("\n-> #1 (%s){lock}:\n", held_name);
 	if ((v->other_where & ~PAIR_WHERE_ADDRESS_MASK) == PAIR_WHERE_IP) {
 		report_printf("       ");
 		report_symbolized_ip((uintptr_t)(v->other_where & PAIR_WHERE_ADDRESS_MASK));
@@ -466,9 +474,9 @@ static void print_instance_inversion_body(struct thread_state *ts, void *arg)
 	report_printf(" Possible unsafe locking scenario:\n\n");
 	report_printf("       CPU0                    CPU1\n");
 	report_printf("       ----                    ----\n");
-	report_printf("  lock(%s#%016lx);\n", name, (unsigned long)held->lock);
+	report_printf("  lock(%s#%016lx);\n", held_name, (unsigned long)held->lock);
 	report_printf("                               lock(%s#%016lx);\n", name, (unsigned long)v->lock);
-	report_printf("                               lock(%s#%016lx);\n", name, (unsigned long)held->lock);
+	report_printf("                               lock(%s#%016lx);\n", held_name, (unsigned long)held->lock);
 	report_printf("  lock(%s#%016lx);\n", name, (unsigned long)v->lock);
 	report_printf("\n *** DEADLOCK ***\n\n");
 	report_held_locks(ts);
@@ -684,14 +692,144 @@ void lock_graph_check_instances(struct thread_state *ts, const void *lock, uint3
 	}
 }
 
-void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
-			 enum acquire_op op, uintptr_t ip, uint64_t chain_key)
+/* ---- a class nested in itself through another ------------------------------ */
+
+/* Held S (an instance), then G (another class), then another instance of S:
+ * OpenSSL 3's parent and child provider stores, one class made at one site,
+ * with the child's own lock between. Class by class that is the cycle S ->
+ * G -> S (the kernel reports it, and wants a nesting annotation); the
+ * instances make a hierarchy. Taken directly, two instances of one class
+ * are checked as instances (instance_pairs.h); taken through G, the inner
+ * one is taken as nested (the next subclass of S, as the annotation would
+ * make it), and what that could hide, G's instance taken before that S
+ * instance somewhere and after it elsewhere (the child's own gbl and store
+ * inverted, whose class order S -> G the parent made first), is watched
+ * instance by instance: the class pair (S, G) is marked, and every
+ * acquisition of a G lock with an S lock held is checked against the
+ * instance pairs recorded here. */
+#define MAX_WATCHED_PAIRS 4096   /* power of two */
+static uint64_t watched_pairs[MAX_WATCHED_PAIRS];
+int lock_graph_watching;
+
+/* A class's identity whatever its subclass. */
+static uint64_t class_identity(uint32_t class_id)
+{
+	const struct lock_class *c = &lock_classes[class_id];
+	return (uint64_t)c->key * 31 + c->key_kind;
+}
+
+static uint64_t watched_key(uint32_t held_class, uint32_t new_class)
+{
+	return chain_mix(class_identity(held_class), class_identity(new_class)) | 1;
+}
+
+/* Under the graph lock: whether every cycle the acquisition of `lock`
+ * (class_id) closes is a nesting through another class: each source that
+ * closes one has an instance of class_id held below it. 0 when none closes
+ * a cycle, or one closes a cycle of its own. */
+static int nested_through(struct thread_state *ts, const void *lock, uint32_t class_id, enum acquire_op op,
+			  struct held_lock *const *sources, int nr_sources, int *closing)
+{
+	int nested = 0;
+	for (int i = 0; i < nr_sources; i++) {
+		const struct held_lock *h = sources[i];
+		closing[i] = 0;
+		if (h < ts->held || h >= ts->held + MAX_LOCK_DEPTH ||
+		    !find_strong_path(class_id, op == ACQUIRE_RLOCK, h->class_id, held_read_recursive(h)))
+			continue;
+		int below = 0;
+		for (const struct held_lock *b = ts->held; b < h && !below; b++)
+			below = b->kind != HELD_NONE && b->kind != HELD_RCU_READ && b->lock != lock &&
+				class_identity(b->class_id) == class_identity(class_id);
+		if (!below)
+			return 0;
+		closing[i] = nested = 1;
+	}
+	return nested;
+}
+
+/* The subclass of class_id next to the ones this thread holds. */
+static uint32_t next_nesting(struct thread_state *ts, uint32_t class_id)
+{
+	unsigned k = 1;
+	for (int again = 1; again && k < MAX_LOCK_SUBCLASSES - 1;) {
+		again = 0;
+		uint32_t nested = lock_class_nested(class_id, k);
+		for (unsigned i = 0; i < ts->depth && !again; i++)
+			again = ts->held[i].kind != HELD_NONE && ts->held[i].class_id == nested;
+		k += (unsigned)again;
+	}
+	return lock_class_nested(class_id, k);
+}
+
+void lock_graph_check_watched(struct thread_state *ts, const void *lock, uint32_t class_id, uint32_t generation,
+			      uintptr_t ip)
 {
 	tracer_enter(ts);
+	uint32_t gen_new = generation ? generation : lock_instance_generation(lock);
+	for (unsigned i = 0; i < ts->depth; i++) {
+		struct held_lock *h = &ts->held[i];
+		if (h->kind == HELD_NONE || h->kind == HELD_RCU_READ || !h->class_id || h->lock == lock ||
+		    !key_set_contains(watched_pairs, MAX_WATCHED_PAIRS, watched_key(h->class_id, class_id)))
+			continue;
+		uint32_t gen_held = lock_instance_generation(h->lock);
+		struct instance_pair_probe probe;
+		uint64_t other_where;
+		enum instance_pair_seen seen = instance_pairs_probe(h->lock, gen_held, lock, gen_new, &probe, &other_where);
+		if (seen == PAIR_NEW)
+			instance_pairs_insert(&probe, seen, instance_pair_capture(NULL, ip));
+		else if (seen == PAIR_INVERTED)
+			lock_graph_report_instance_inversion(ts, h, gen_held, lock, gen_new, class_id, ip, &probe,
+							     other_where, NULL);
+	}
+	tracer_leave(ts);
+}
+
+/* The nesting decided: the pairs held G -> new S recorded, (S, G) watched. */
+static void watch_nesting(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip,
+			  struct held_lock *const *sources, const int *closing, int nr_sources)
+{
+	uint32_t gen_new = lock_instance_generation(lock);
+	for (int i = 0; i < nr_sources; i++) {
+		if (!closing[i])
+			continue;
+		const struct held_lock *g = sources[i];
+		key_set_insert(watched_pairs, MAX_WATCHED_PAIRS, watched_key(class_id, g->class_id));
+		__atomic_store_n(&lock_graph_watching, 1, __ATOMIC_RELEASE);
+		struct instance_pair_probe probe;
+		uint64_t other_where;
+		enum instance_pair_seen seen = instance_pairs_probe(g->lock, lock_instance_generation(g->lock), lock,
+								    gen_new, &probe, &other_where);
+		if (seen != PAIR_SEEN)
+			instance_pairs_insert(&probe, seen, instance_pair_capture(NULL, ip));
+	}
+	(void)ts;
+}
+
+uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
+			     enum acquire_op op, uintptr_t ip, uint64_t chain_key)
+{
+	tracer_enter(ts);
+	int nested = 0;
 	if (chain_is_validated(chain_key))
 		goto out;
 	struct held_lock implicit[NR_URCU_FLAVORS], *sources[MAX_LOCK_DEPTH + NR_URCU_FLAVORS];
 	int nr_sources = dependency_sources(ts, class_id, implicit, sources, MAX_LOCK_DEPTH + NR_URCU_FLAVORS);
+
+	/* A class nested in itself through another: taken as nested. */
+	if (op != ACQUIRE_SYNC && !ts->in_urcu) {
+		int closing[MAX_LOCK_DEPTH + NR_URCU_FLAVORS];
+		if (!tracer_lock_acquire(&graph, ts))
+			goto out;
+		nested = nested_through(ts, lock, class_id, op, sources, nr_sources, closing);
+		tracer_lock_release(&graph);
+		if (nested) {
+			watch_nesting(ts, lock, class_id, ip, sources, closing, nr_sources);
+			class_id = next_nesting(ts, class_id);
+			nr_sources = dependency_sources(ts, class_id, implicit, sources,
+							MAX_LOCK_DEPTH + NR_URCU_FLAVORS);
+		}
+	}
 
 	/* Is anything new? Most misses of the chain set are chains whose
 	 * edges all exist already (a new combination of known orders). */
@@ -724,7 +862,10 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 			cycle_classes[nr_cycles] = sources[i]->class_id;
 			cycles[nr_cycles++] = (struct found_cycle){ sources[i], { 0 }, lock, class_id, op, ip, stack };
 		}
-	key_cache_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key);
+	/* A nesting is decided each time (the chain's key is of the class
+	 * before it). */
+	if (!nested)
+		key_cache_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key);
 	tracer_lock_release(&graph);
 
 	/* Every cycle this acquisition closes is a deadlock of its own. Its
@@ -747,4 +888,5 @@ void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t cla
 		hook(ts, lock, class_id, ip);
 out:
 	tracer_leave(ts);
+	return class_id;
 }

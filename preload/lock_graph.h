@@ -57,9 +57,18 @@ struct instance_hint {
 };
 
 /* The slow path: validate the chain with key `chain_key` (not yet in the
- * validated set). */
-void lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
-			 enum acquire_op op, uintptr_t ip, uint64_t chain_key);
+ * validated set). Returns the class the lock is taken as: class_id, or a
+ * subclass of it when it is nested in itself through another class (see
+ * lock_graph.c). */
+uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
+			     enum acquire_op op, uintptr_t ip, uint64_t chain_key);
+
+/* Nonzero once a class pair is watched instance by instance (a nesting
+ * through another class was seen): acquisitions then call
+ * lock_graph_check_watched(). */
+extern int lock_graph_watching;
+void lock_graph_check_watched(struct thread_state *ts, const void *lock, uint32_t class_id, uint32_t generation,
+			      uintptr_t ip);
 
 /* The held locks of the new lock's class, other instances: each pair in
  * the instance-pair cache, an inversion reported. */
@@ -161,9 +170,10 @@ int lock_graph_report_instance_inversion(struct thread_state *ts, const struct h
  * their class here, the first time something is taken on top of them.
  * Returns 1 when there was nothing to validate (the chain was known, or the
  * lock is not followed), 0 when the slow path ran. */
-static inline int lock_graph_acquire_instance(struct thread_state *ts, const void *lock, uint32_t class_id,
-					      uint32_t generation, enum acquire_op op, uintptr_t ip)
+static inline int lock_graph_acquire_instance_as(struct thread_state *ts, const void *lock, uint32_t *class_io,
+						 uint32_t generation, enum acquire_op op, uintptr_t ip)
 {
+	uint32_t class_id = *class_io;
 	int qsbr_reader = qsbr_thread_is_reader(ts);
 	unsigned inline_rd = urcu_readable_flavors ? inline_readers(ts) : 0;
 	if (!class_id || !lock_graph_enabled || (ts->depth == 0 && !qsbr_reader && !inline_rd))
@@ -185,6 +195,10 @@ static inline int lock_graph_acquire_instance(struct thread_state *ts, const voi
 		}
 	}
 	key = chain_key_end(key, class_id, op);
+	/* Class pairs watched instance by instance (a nesting through another
+	 * class): checked on every acquisition the caches did not answer. */
+	if (__builtin_expect(__atomic_load_n(&lock_graph_watching, __ATOMIC_ACQUIRE), 0) && op != ACQUIRE_SYNC)
+		lock_graph_check_watched(ts, lock, class_id, generation, ip);
 	/* Same-class nesting is checked on every acquisition (the pairs
 	 * are of instances, the chain of classes), and never cached. */
 	if (__builtin_expect(same_class, 0)) {
@@ -194,8 +208,14 @@ static inline int lock_graph_acquire_instance(struct thread_state *ts, const voi
 	} else if (__builtin_expect(chain_is_validated(key), 1)) {
 		return 1;
 	}
-	lock_graph_validate(ts, lock, class_id, op, ip, key);
+	*class_io = lock_graph_validate(ts, lock, class_id, op, ip, key);
 	return 0;
+}
+
+static inline int lock_graph_acquire_instance(struct thread_state *ts, const void *lock, uint32_t class_id,
+					      uint32_t generation, enum acquire_op op, uintptr_t ip)
+{
+	return lock_graph_acquire_instance_as(ts, lock, &class_id, generation, op, ip);
 }
 
 static inline int lock_graph_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,

@@ -49,7 +49,8 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 			clean = 0;
 		}
 	}
-	clean &= lock_graph_acquire_instance(ts, lock, class_id, generation, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK, ip);
+	clean &= lock_graph_acquire_instance_as(ts, lock, &class_id, generation, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK,
+						ip);
 	/* Validated, nothing reported: the same acquisition on top of the
 	 * same held entries is answered from the cache until an instance
 	 * changes. */

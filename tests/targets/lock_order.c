@@ -163,6 +163,62 @@ SCENARIO same_class_inversion(void)
 	pthread_mutex_unlock(&x->lock); pthread_mutex_unlock(&y->lock);
 }
 
+/* OpenSSL 3's provider stores: every library context's store lock is made
+ * at one site (one class); a parent context's store is held while a child
+ * context registers: the child's gbl lock (another class), then the child's
+ * store. Always parent -> child: an instance hierarchy of one class with
+ * another class between, no deadlock possible. */
+struct context {
+	pthread_rwlock_t store, gbl;
+};
+
+static struct context *context_new(void)
+{
+	struct context *c = calloc(1, sizeof(*c));
+	pthread_rwlock_init(&c->store, NULL);   /* one site for every context */
+	pthread_rwlock_init(&c->gbl, NULL);
+	return c;
+}
+
+static void child_register(struct context *child)
+{
+	pthread_rwlock_wrlock(&child->gbl);
+	pthread_rwlock_wrlock(&child->store);
+	pthread_rwlock_unlock(&child->store);
+	pthread_rwlock_unlock(&child->gbl);
+}
+
+SCENARIO nested_contexts(void)
+{
+	struct context *parent = context_new(), *child = context_new(), *other = context_new();
+	for (int i = 0; i < 3; i++) {
+		pthread_rwlock_wrlock(&parent->store);
+		child_register(child);
+		pthread_rwlock_unlock(&parent->store);
+		pthread_rwlock_wrlock(&other->store);   /* a store alone, then another's gbl */
+		pthread_rwlock_wrlock(&parent->gbl);
+		pthread_rwlock_unlock(&parent->gbl);
+		pthread_rwlock_unlock(&other->store);
+	}
+	printf("registered\n");
+}
+
+/* The same hierarchy, then a real inversion of the child's own two locks:
+ * its store held while its gbl is taken, after gbl -> store above (the
+ * class order store -> gbl was the parent's first). */
+SCENARIO nested_contexts_then_inversion(void)
+{
+	struct context *parent = context_new(), *child = context_new();
+	pthread_rwlock_wrlock(&parent->store);
+	child_register(child);
+	pthread_rwlock_unlock(&parent->store);
+	pthread_rwlock_wrlock(&child->store);
+	pthread_rwlock_wrlock(&child->gbl);
+	pthread_rwlock_unlock(&child->gbl);
+	pthread_rwlock_unlock(&child->store);
+	printf("registered\n");
+}
+
 /* synchronize_rcu() under a mutex that readers take inside their read side. */
 static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *rcu_reader_takes_lock(void *arg)
@@ -248,6 +304,8 @@ int main(int argc, char **argv)
 		{ "condvar-inversion", condvar_inversion },
 		{ "address-ordered-same-class", address_ordered_same_class },
 		{ "same-class-inversion", same_class_inversion },
+		{ "nested-contexts", nested_contexts },
+		{ "nested-contexts-then-inversion", nested_contexts_then_inversion },
 		{ "rcu-grace-period-deadlock", rcu_grace_period_deadlock },
 		{ "rcu-grace-period-ok", rcu_grace_period_ok },
 		{ "real-deadlock", real_deadlock },
