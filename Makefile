@@ -53,7 +53,14 @@ PLUGIN_TARGETS := $(BUILD)/targets/liburcu_plugin.so $(BUILD)/targets/plugin_hos
 	$(BUILD)/targets/libunwind_host $(BUILD)/targets/liblock_plugin_a.so $(BUILD)/targets/liblock_plugin_b.so \
 	$(BUILD)/targets/libearly_handler.so $(BUILD)/targets/early_handler_main $(BUILD)/targets/signal_cache_main \
 	$(BUILD)/targets/cxx_accounts $(BUILD)/targets/sandboxed \
-	$(BUILD)/targets/deepbind_host $(BUILD)/targets/libdeepbind_plugin.so
+	$(BUILD)/targets/deepbind_host $(BUILD)/targets/libdeepbind_plugin.so \
+	$(BUILD)/targets/stripped_host $(BUILD)/targets/libstripped_constructor.so
+$(BUILD)/targets/libstripped_constructor.so: tests/targets/plugins/stripped_constructor.c
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -fPIC -shared -s $< -o $@
+$(BUILD)/targets/stripped_host: tests/targets/plugins/stripped_host.c $(BUILD)/targets/libstripped_constructor.so
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) $< -o $@ -L$(BUILD)/targets -lstripped_constructor -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/targets/deepbind_host: tests/targets/plugins/deepbind_host.c
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) $< -o $@ -ldl -Wl,-rpath,'$$ORIGIN'

@@ -354,16 +354,26 @@ void lock_classes_forget_range(uintptr_t lo, uintptr_t hi)
  * file address as frames print it and addr2line reads it, the same in
  * every run (the address itself moves with ASLR); "lock@ADDR" outside
  * every module or without symbolization. */
-static void unnamed_lock_name(uintptr_t address, char *buf, size_t size)
+/* "module+0xoff" of a code or data address, the same in every run: 1, or 0
+ * when it is in no listed object. */
+static int module_offset_name(uintptr_t address, char *buf, size_t size)
 {
 	char path[4096];
 	uintptr_t offset;
-	if (tracer_options.symbolize && symbolize_module(address, path, sizeof(path), &offset)) {
-		const char *base = strrchr(path, '/');
-		snprintf(buf, size, "lock@%.200s+0x%lx", base ? base + 1 : path, (unsigned long)offset);
-		return;
-	}
-	snprintf(buf, size, "lock@%lx", (unsigned long)address);
+	if (!tracer_options.symbolize || !symbolize_module(address, path, sizeof(path), &offset))
+		return 0;
+	const char *base = strrchr(path, '/');
+	snprintf(buf, size, "%.200s+0x%lx", base ? base + 1 : path, (unsigned long)offset);
+	return 1;
+}
+
+static void unnamed_lock_name(uintptr_t address, char *buf, size_t size)
+{
+	char where[256];
+	if (module_offset_name(address, where, sizeof(where)))
+		snprintf(buf, size, "lock@%s", where);
+	else
+		snprintf(buf, size, "lock@%lx", (unsigned long)address);
 }
 
 static void site_name(uintptr_t site, char *buf, size_t size)
@@ -414,9 +424,14 @@ static void site_class_name(uint32_t class_id, char *base, size_t size)
 	if (!site_shared(class_id))
 		return;
 	for (int i = 0; i < c->nr_callers && i < 2; i++) {
-		char caller[256] = "";
+		char caller[272] = "", where[256];
 		if (tracer_options.symbolize)
 			symbolize_function(c->callers[i] + 1, caller, sizeof(caller));
+		/* A caller with no symbol (a static function of a stripped
+		 * library) by its place: two classes of one site must not
+		 * print alike. */
+		if (!caller[0] && module_offset_name(c->callers[i], where, sizeof(where)))
+			snprintf(caller, sizeof(caller), "[%s]", where);
 		size_t len = strlen(base);
 		if (caller[0])
 			snprintf(base + len, size - len, " from %s", caller);

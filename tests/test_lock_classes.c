@@ -133,3 +133,25 @@ Test(lock_classes, bad_class_rules_file_is_named)
 	unlink(bad);
 	run_free(&r);
 }
+
+/* A generic constructor in a stripped library, called by two static
+ * functions (OpenSSL's CRYPTO_THREAD_lock_new()): two classes, named apart
+ * by where their callers are, not alike for want of symbols. */
+Test(lock_classes, classes_of_unnamed_callers_are_named_apart)
+{
+	char host[4096];
+	snprintf(host, sizeof(host), "%s", build_path("targets/stripped_host"));
+	char *argv[] = { host, NULL };
+	struct run_options o = { .preload = 1, .timeout = 20 };
+	struct run r = run_program(argv, &o);
+	cr_expect_eq(count_of(r.err, "WARNING: possible circular locking dependency detected"), 1, "%s", r.err);
+	const char *acquiring = strstr(r.err, "is trying to acquire lock:\n");
+	const char *holding = strstr(r.err, "but task is already holding lock:\n");
+	cr_assert(acquiring && holding, "%s", r.err);
+	char a[256] = "", h[256] = "";
+	sscanf(strchr(acquiring, '(') ? strchr(acquiring, '(') : "", "(%255[^)])", a);
+	sscanf(strchr(holding, '(') ? strchr(holding, '(') : "", "(%255[^)])", h);
+	cr_expect(strstr(a, " from [libstripped_constructor.so+0x"), "'%s'\n%s", a, r.err);
+	cr_expect(strcmp(a, h), "two classes, two names: '%s'", a);
+	run_free(&r);
+}
