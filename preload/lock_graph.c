@@ -734,9 +734,10 @@ static int nested_through(struct thread_state *ts, const void *lock, uint32_t cl
 	for (int i = 0; i < nr_sources; i++) {
 		const struct held_lock *h = sources[i];
 		closing[i] = 0;
-		if (h < ts->held || h >= ts->held + MAX_LOCK_DEPTH ||
-		    !find_strong_path(class_id, op == ACQUIRE_RLOCK, h->class_id, held_read_recursive(h)))
+		if (!find_strong_path(class_id, op == ACQUIRE_RLOCK, h->class_id, held_read_recursive(h)))
 			continue;
+		if (h < ts->held || h >= ts->held + MAX_LOCK_DEPTH)
+			return 0;   /* an implicit read side: a cycle of its own */
 		int below = 0;
 		for (const struct held_lock *b = ts->held; b < h && !below; b++)
 			below = b->kind != HELD_NONE && b->kind != HELD_RCU_READ && b->lock != lock &&
