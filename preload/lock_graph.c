@@ -728,12 +728,12 @@ static uint64_t watched_key(uint32_t held_class, uint32_t new_class)
  * closes one has an instance of class_id held below it. 0 when none closes
  * a cycle, or one closes a cycle of its own. */
 static int nested_through(struct thread_state *ts, const void *lock, uint32_t class_id, enum acquire_op op,
-			  struct held_lock *const *sources, int nr_sources, int *closing)
+			  struct held_lock *const *sources, int nr_sources, uint64_t *closing)
 {
 	int nested = 0;
-	for (int i = 0; i < nr_sources; i++) {
+	*closing = 0;
+	for (int i = 0; i < nr_sources && i < 64; i++) {
 		const struct held_lock *h = sources[i];
-		closing[i] = 0;
 		if (!find_strong_path(class_id, op == ACQUIRE_RLOCK, h->class_id, held_read_recursive(h)))
 			continue;
 		if (h < ts->held || h >= ts->held + MAX_LOCK_DEPTH)
@@ -744,7 +744,8 @@ static int nested_through(struct thread_state *ts, const void *lock, uint32_t cl
 				class_identity(b->class_id) == class_identity(class_id);
 		if (!below)
 			return 0;
-		closing[i] = nested = 1;
+		*closing |= 1ull << i;
+		nested = 1;
 	}
 	return nested;
 }
@@ -787,12 +788,12 @@ void lock_graph_check_watched(struct thread_state *ts, const void *lock, uint32_
 }
 
 /* The nesting decided: the pairs held G -> new S recorded, (S, G) watched. */
-static void watch_nesting(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip,
-			  struct held_lock *const *sources, const int *closing, int nr_sources)
+static void watch_nesting(const void *lock, uint32_t class_id, uintptr_t ip, struct held_lock *const *sources,
+			  uint64_t closing, int nr_sources)
 {
 	uint32_t gen_new = lock_instance_generation(lock);
-	for (int i = 0; i < nr_sources; i++) {
-		if (!closing[i])
+	for (int i = 0; i < nr_sources && i < 64; i++) {
+		if (!(closing >> i & 1))
 			continue;
 		const struct held_lock *g = sources[i];
 		key_set_insert(watched_pairs, MAX_WATCHED_PAIRS, watched_key(class_id, g->class_id));
@@ -804,7 +805,6 @@ static void watch_nesting(struct thread_state *ts, const void *lock, uint32_t cl
 		if (seen != PAIR_SEEN)
 			instance_pairs_insert(&probe, seen, instance_pair_capture(NULL, ip));
 	}
-	(void)ts;
 }
 
 uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
@@ -819,13 +819,13 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 
 	/* A class nested in itself through another: taken as nested. */
 	if (op != ACQUIRE_SYNC && !ts->in_urcu) {
-		int closing[MAX_LOCK_DEPTH + NR_URCU_FLAVORS];
+		uint64_t closing;   /* sources that close a cycle: a bit each (MAX_LOCK_DEPTH + flavors < 64) */
 		if (!tracer_lock_acquire(&graph, ts))
 			goto out;
-		nested = nested_through(ts, lock, class_id, op, sources, nr_sources, closing);
+		nested = nested_through(ts, lock, class_id, op, sources, nr_sources, &closing);
 		tracer_lock_release(&graph);
 		if (nested) {
-			watch_nesting(ts, lock, class_id, ip, sources, closing, nr_sources);
+			watch_nesting(lock, class_id, ip, sources, closing, nr_sources);
 			class_id = next_nesting(ts, class_id);
 			nr_sources = dependency_sources(ts, class_id, implicit, sources,
 							MAX_LOCK_DEPTH + NR_URCU_FLAVORS);

@@ -450,6 +450,13 @@ Test(reliability, a_handler_on_a_small_alternate_stack_runs_as_without_the_prelo
 	cr_expect_str_eq(r.out, "handler ran 2 times on 4096 bytes\n", "%s", r.err);
 	cr_expect_str_empty(r.err, "%s", r.err);
 	run_free(&r);
+	/* 8 KiB with an inversion to validate: the checks and the signal-safety
+	 * hook need ~4.7 KiB past the kernel's ~3 KiB frame: not checked, and
+	 * no crash (it ran into the stack's end with a 4 KiB threshold) */
+	r = reliability("altstack-8k-abba", NULL, 10);
+	cr_expect_eq(r.signal, 0, "signal %d\n%s", r.signal, r.err);
+	cr_expect_str_eq(r.out, "handler ran 2 times on 8192 bytes\n", "%s", r.err);
+	run_free(&r);
 	/* the twin: with room on the alternate stack the inversion is found */
 	r = reliability("altstack-16k-abba", NULL, 10);
 	cr_expect_str_eq(r.out, "handler ran 2 times on 16384 bytes\n", "%s", r.err);

@@ -723,7 +723,7 @@ static void alt_handler(int sig)
 	alt_ran++;
 }
 
-static void on_altstack(size_t size, int abba)
+static void on_altstack_with(size_t size, int abba, int deliverable)
 {
 	alt_abba = abba;
 	char *m = mmap(NULL, 4096 + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -736,7 +736,8 @@ static void on_altstack(size_t size, int abba)
 	sigset_t usr1;
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	if (!deliverable)
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	pthread_mutex_lock(&alt_a);
 	if (abba)
 		pthread_mutex_lock(&alt_b);
@@ -749,8 +750,16 @@ static void on_altstack(size_t size, int abba)
 	printf("handler ran %d times on %zu bytes\n", (int)alt_ran, size);
 }
 
+static void on_altstack(size_t size, int abba)
+{
+	on_altstack_with(size, abba, 0);
+}
+
 SCENARIO altstack_4k_ok(void) { on_altstack(4096, 0); }
 SCENARIO altstack_16k_abba(void) { on_altstack(16384, 1); }
+/* main's order taken with the signal deliverable: the handler's inversion
+ * is also a signal-safety one, whose check goes deepest. */
+SCENARIO altstack_8k_abba(void) { on_altstack_with(8192, 1, 1); }
 
 /* ---- robust mutexes ----------------------------------------------------------- */
 
@@ -978,6 +987,7 @@ static const struct scenario scenarios[] = {
 	{ "raw-mmap-shared-file", raw_mmap_shared_file },
 	{ "altstack-4k-ok", altstack_4k_ok },
 	{ "altstack-16k-abba", altstack_16k_abba },
+	{ "altstack-8k-abba", altstack_8k_abba },
 	{ "stderr-closed-then-data-file", stderr_closed_then_data_file },
 	{ "stderr-closed-at-start", stderr_closed_at_start },
 	{ "stderr-pipe-unread", stderr_pipe_unread },
