@@ -824,11 +824,14 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 			goto out;
 		nested = nested_through(ts, lock, class_id, op, sources, nr_sources, &closing);
 		tracer_lock_release(&graph);
-		if (nested) {
+		uint32_t nested_class = nested ? next_nesting(ts, class_id) : 0;
+		if (nested_class && nested_class != class_id) {
 			watch_nesting(lock, class_id, ip, sources, closing, nr_sources);
-			class_id = next_nesting(ts, class_id);
+			class_id = nested_class;
 			nr_sources = dependency_sources(ts, class_id, implicit, sources,
 							MAX_LOCK_DEPTH + NR_URCU_FLAVORS);
+		} else {
+			nested = 0;   /* no subclass to be had (the class table full): as before */
 		}
 	}
 
