@@ -764,32 +764,41 @@ static uint32_t next_nesting(struct thread_state *ts, uint32_t class_id)
 	return lock_class_nested(class_id, k);
 }
 
+/* Whether this thread holds another lock of class_id's class, any subclass
+ * (TLS only: the test before any graph work). */
+static int holds_other_instance(const struct thread_state *ts, const void *lock, uint32_t class_id)
+{
+	for (unsigned i = 0; i < ts->depth; i++) {
+		const struct held_lock *h = &ts->held[i];
+		if (h->kind != HELD_NONE && h->kind != HELD_RCU_READ && h->lock != lock && h->class_id &&
+		    class_identity(h->class_id) == class_identity(class_id))
+			return 1;
+	}
+	return 0;
+}
+
 void lock_graph_check_watched(struct thread_state *ts, const void *lock, uint32_t class_id, uint32_t generation,
 			      uintptr_t ip)
 {
 	tracer_enter(ts);
 	uint32_t gen_new = generation ? generation : lock_instance_generation(lock);
 	for (unsigned i = 0; i < ts->depth; i++) {
-		struct held_lock *h = &ts->held[i];
-		if (h->kind == HELD_NONE || h->kind == HELD_RCU_READ || !h->class_id || h->lock == lock ||
-		    !key_set_contains(watched_pairs, MAX_WATCHED_PAIRS, watched_key(h->class_id, class_id)))
-			continue;
-		uint32_t gen_held = lock_instance_generation(h->lock);
-		struct instance_pair_probe probe;
-		uint64_t other_where;
-		enum instance_pair_seen seen = instance_pairs_probe(h->lock, gen_held, lock, gen_new, &probe, &other_where);
-		if (seen == PAIR_NEW)
-			instance_pairs_insert(&probe, seen, instance_pair_capture(NULL, ip));
-		else if (seen == PAIR_INVERTED)
-			lock_graph_report_instance_inversion(ts, h, gen_held, lock, gen_new, class_id, ip, &probe,
-							     other_where, NULL);
+		const struct held_lock *h = &ts->held[i];
+		if (h->kind != HELD_NONE && h->kind != HELD_RCU_READ && h->class_id && h->lock != lock &&
+		    key_set_contains(watched_pairs, MAX_WATCHED_PAIRS, watched_key(h->class_id, class_id)))
+			lock_graph_check_instance_pair(ts, h, lock_instance_generation(h->lock), lock, gen_new,
+						       class_id, ip);
 	}
 	tracer_leave(ts);
 }
 
-/* The nesting decided: the pairs held G -> new S recorded, (S, G) watched. */
-static void watch_nesting(const void *lock, uint32_t class_id, uintptr_t ip, struct held_lock *const *sources,
-			  uint64_t closing, int nr_sources)
+/* The nesting decided: (S, G) watched, and each pair held G -> new S
+ * checked and recorded like any watched pair (an inverse recorded before,
+ * once the pair was watched, is reported here; one taken before any
+ * watching was not recorded: the class order S -> G it made was then
+ * all there was to see). */
+static void watch_nesting(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip,
+			  struct held_lock *const *sources, uint64_t closing, int nr_sources)
 {
 	uint32_t gen_new = lock_instance_generation(lock);
 	for (int i = 0; i < nr_sources && i < 64; i++) {
@@ -798,12 +807,7 @@ static void watch_nesting(const void *lock, uint32_t class_id, uintptr_t ip, str
 		const struct held_lock *g = sources[i];
 		key_set_insert(watched_pairs, MAX_WATCHED_PAIRS, watched_key(class_id, g->class_id));
 		__atomic_store_n(&lock_graph_watching, 1, __ATOMIC_RELEASE);
-		struct instance_pair_probe probe;
-		uint64_t other_where;
-		enum instance_pair_seen seen = instance_pairs_probe(g->lock, lock_instance_generation(g->lock), lock,
-								    gen_new, &probe, &other_where);
-		if (seen != PAIR_SEEN)
-			instance_pairs_insert(&probe, seen, instance_pair_capture(NULL, ip));
+		lock_graph_check_instance_pair(ts, g, lock_instance_generation(g->lock), lock, gen_new, class_id, ip);
 	}
 }
 
@@ -818,7 +822,7 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 	int nr_sources = dependency_sources(ts, class_id, implicit, sources, MAX_LOCK_DEPTH + NR_URCU_FLAVORS);
 
 	/* A class nested in itself through another: taken as nested. */
-	if (op != ACQUIRE_SYNC && !ts->in_urcu) {
+	if (op != ACQUIRE_SYNC && !ts->in_urcu && holds_other_instance(ts, lock, class_id)) {
 		uint64_t closing;   /* sources that close a cycle: a bit each (MAX_LOCK_DEPTH + flavors < 64) */
 		if (!tracer_lock_acquire(&graph, ts))
 			goto out;
@@ -826,7 +830,7 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 		tracer_lock_release(&graph);
 		uint32_t nested_class = nested ? next_nesting(ts, class_id) : 0;
 		if (nested_class && nested_class != class_id) {
-			watch_nesting(lock, class_id, ip, sources, closing, nr_sources);
+			watch_nesting(ts, lock, class_id, ip, sources, closing, nr_sources);
 			class_id = nested_class;
 			nr_sources = dependency_sources(ts, class_id, implicit, sources,
 							MAX_LOCK_DEPTH + NR_URCU_FLAVORS);
