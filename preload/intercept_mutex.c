@@ -294,6 +294,7 @@ int pthread_mutex_init(pthread_mutex_t *restrict m, const pthread_mutexattr_t *r
 {
 	int ret = REAL(pthread_mutex_init)(m, attr);
 	lock_initialized(m, ret, CALLER_IP());
+	mutex_class_tag_initialized(m, ret);
 	return ret;
 }
 

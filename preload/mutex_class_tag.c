@@ -9,6 +9,21 @@
  * by the random one). */
 uint64_t mutex_tag_key = 0x6d75746578746167ull;
 
+/* Writes m's tag for the map's value (class id, generation). */
+static void mutex_tag_write(const pthread_mutex_t *m, uint32_t id, uint32_t generation, uint64_t key)
+{
+	/* Never into memory a file or another process sees. */
+	if (key && mutex_taggable(m) &&
+	    !shared_mappings_overlap((uintptr_t)m, (uintptr_t)m + sizeof(*m))) {
+		uint64_t value = (uint64_t)generation << 32 | id;
+		uint64_t *tag = mutex_tag_words(m);
+		/* A reader between the two stores sees a check that does not
+		 * match: torn tags are ignored. */
+		__atomic_store_n(&tag[0], value, __ATOMIC_RELAXED);
+		__atomic_store_n(&tag[1], mutex_tag_check(m, value, key), __ATOMIC_RELAXED);
+	}
+}
+
 uint32_t mutex_class_lookup(const pthread_mutex_t *m, uintptr_t ip, uint32_t *generation, uint64_t key)
 {
 	/* The map's own value: a lock not followed (LOCK_CLASS_UNTRACKED)
@@ -22,17 +37,19 @@ uint32_t mutex_class_lookup(const pthread_mutex_t *m, uintptr_t ip, uint32_t *ge
 			return first;   /* not recorded (no memory): not tagged */
 		}
 	}
-	/* Never into memory a file or another process sees. */
-	if (key && mutex_taggable(m) &&
-	    !shared_mappings_overlap((uintptr_t)m, (uintptr_t)m + sizeof(*m))) {
-		uint64_t value = (uint64_t)*generation << 32 | id;
-		uint64_t *tag = mutex_tag_words(m);
-		/* A reader between the two stores sees a check that does not
-		 * match: torn tags are ignored. */
-		__atomic_store_n(&tag[0], value, __ATOMIC_RELAXED);
-		__atomic_store_n(&tag[1], mutex_tag_check(m, value, key), __ATOMIC_RELAXED);
-	}
+	mutex_tag_write(m, id, *generation, key);
 	return id == LOCK_CLASS_UNTRACKED ? 0 : id;
+}
+
+void mutex_class_tag_initialized(const pthread_mutex_t *m, int ret)
+{
+	const struct thread_state *ts = thread_state();
+	uint64_t key = mutex_tag_key_now();
+	uint32_t id, generation;
+	/* Only what the init recorded (lock_initialized()): a lock it could
+	 * not record gets its class where it is first taken, as before. */
+	if (ret == 0 && key && !(ts->in_tracer | ts->in_urcu) && lock_instance_get(m, &id, &generation))
+		mutex_tag_write(m, id, generation, key);
 }
 
 void mutex_class_tags_void(void)
