@@ -13,7 +13,8 @@
  * ignored, and the map answers and writes a new one. Why a valid tag stays
  * true:
  *  - pthread_mutex_init() clears all 40 bytes, and PTHREAD_MUTEX_INITIALIZER
- *    is all zero there, so a new lock at an old address starts without one;
+ *    is all zero there, so a new lock at an old address starts without one
+ *    (the init wrapper then writes the one the init recorded);
  *  - pthread_mutex_destroy() sets the kind to -1, which is not taggable;
  *  - the map forgets instances whose memory is freed or unmapped (a lock
  *    used there afterwards is a use after free);
