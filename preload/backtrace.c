@@ -9,11 +9,13 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <ucontext.h>
 #include "backtrace.h"
 #include "cfi_unwind.h"
 #include "options.h"
 #include "signal_state.h"
 #include "thread_state.h"
+#include "tracer_stack.h"
 
 typedef int (*backtrace_fn)(void **buffer, int size);
 /* glibc's own backtrace(), looked up in libc itself: a program linked with
@@ -46,6 +48,30 @@ static int find_own_text(struct dl_phdr_info *info, size_t size, void *base)
 	return 0;
 }
 
+/* makecontext() leaves the context's stack pointer on the return address
+ * it gives the function: glibc's __start_context, where a coroutine's
+ * stack ends for an unwinder. Kept only when it is in the C library's
+ * own code. */
+static void learn_context_start(void)
+{
+	static uintptr_t stack[64] __attribute__((aligned(16)));
+	ucontext_t uc;
+	if (getcontext(&uc))
+		return;
+	uc.uc_stack.ss_sp = stack;
+	uc.uc_stack.ss_size = sizeof(stack);
+	uc.uc_link = NULL;
+	makecontext(&uc, (void (*)(void))learn_context_start, 0);
+	uintptr_t sp = (uintptr_t)uc.uc_mcontext.gregs[REG_RSP];
+	if (sp < (uintptr_t)stack || sp >= (uintptr_t)stack + sizeof(stack))
+		return;
+	uintptr_t pc = *(const uintptr_t *)sp;
+	Dl_info in_code, in_libc;
+	if (dladdr((void *)pc, &in_code) && dladdr((void *)(uintptr_t)&getcontext, &in_libc) &&
+	    in_code.dli_fbase == in_libc.dli_fbase)
+		cfi_unwind_set_context_start(pc);
+}
+
 void backtrace_warm_up(void)
 {
 	void *raw[4];
@@ -70,6 +96,7 @@ void backtrace_warm_up(void)
 		}
 		__atomic_store_n(&unwinder_ready, 1, __ATOMIC_RELEASE);
 	}
+	learn_context_start();
 	tracer_leave(ts);
 }
 
@@ -123,10 +150,18 @@ static size_t walk_with_glibc(uintptr_t *frames, size_t max)
 	return out;
 }
 
-/* The lowest address a capture from sp may reach: the alternate signal
+/* What stack_floor() answers for a stack pointer on none of the stacks the
+ * tracer knows, the thread's own being known: a stack the program made (a
+ * coroutine's), whose size nothing tells. */
+#define STACK_FOREIGN UINTPTR_MAX
+
+/* The lowest address code running at sp may use: the alternate signal
  * stack's when a handler runs there (a 4 KiB sigaltstack crashed the
  * capture, measured against the thread's stack it was not on), the
- * thread's when sp is on it, else 0: not known (a coroutine's stack). */
+ * tracer's check or report stack's, the thread's own when sp is on it;
+ * STACK_FOREIGN when sp is on none of them (a 4 KiB makecontext() stack
+ * crashed the capture, taken for the thread's); 0 when the thread's own
+ * stack is not known (a thread the tracer did not see start). */
 static uintptr_t stack_floor(const struct thread_state *ts, uintptr_t sp)
 {
 	const struct signal_context *sc = signal_context();
@@ -136,14 +171,51 @@ static uintptr_t stack_floor(const struct thread_state *ts, uintptr_t sp)
 		if (f->altstack_hi && sp >= f->altstack_lo && sp < f->altstack_hi)
 			return f->altstack_lo;
 	}
-	return ts->stack_limit && sp >= ts->stack_limit ? ts->stack_limit : 0;
+	uintptr_t floor;
+	if (on_check_stack(ts, sp, &floor) || on_report_stack(sp, &floor))
+		return floor;
+	if (ts->stack_limit && sp >= ts->stack_limit && (!ts->stack_top || sp < ts->stack_top))
+		return ts->stack_limit;
+	return ts->stack_top ? STACK_FOREIGN : 0;
+}
+
+static int short_of(const struct thread_state *ts, uintptr_t sp, size_t need)
+{
+	uintptr_t floor = stack_floor(ts, sp);
+	return floor == STACK_FOREIGN || (floor && sp - floor < need);
 }
 
 int stack_short(size_t need)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	uintptr_t floor = stack_floor(thread_state(), sp);
-	return floor && sp - floor < need;
+	return short_of(thread_state(), (uintptr_t)__builtin_frame_address(0), need);
+}
+
+/* A capture with the room it needs. from: the frame to walk from (a
+ * frame of the tracer's on the program's stack), or NULL for here. */
+static size_t capture_with_room(struct thread_state *ts, uintptr_t *frames, size_t max, const uintptr_t *from)
+{
+	tracer_enter(ts);
+	long fast = !tracer_options.fast_unwind ? -1
+		    : from ? cfi_unwind_capture_at(from, frames, max, tracer_text_lo, tracer_text_hi)
+			   : cfi_unwind_capture(frames, max, tracer_text_lo, tracer_text_hi);
+	size_t out = fast >= 0 ? (size_t)fast
+		   : unwind_backtrace && unwind_get_ip ? walk_stack(frames, max) : walk_with_glibc(frames, max);
+	tracer_leave(ts);
+	return out;
+}
+
+struct capture_job {
+	struct thread_state *ts;
+	uintptr_t *frames;
+	size_t max;
+	const uintptr_t *from;
+	size_t n;
+};
+
+static void capture_job_run(void *p)
+{
+	struct capture_job *job = p;
+	job->n = capture_with_room(job->ts, job->frames, job->max, job->from);
 }
 
 size_t backtrace_capture(uintptr_t *frames, size_t max)
@@ -155,17 +227,19 @@ size_t backtrace_capture(uintptr_t *frames, size_t max)
 	}
 	struct thread_state *ts = thread_state();
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	uintptr_t floor = stack_floor(ts, sp);
-	if (floor && sp - floor < BACKTRACE_STACK_NEEDED) {
-		unavailable_reason = "too little stack left on this thread to unwind it";
-		return 0;
-	}
-	tracer_enter(ts);
-	long fast = tracer_options.fast_unwind ? cfi_unwind_capture(frames, max, tracer_text_lo, tracer_text_hi) : -1;
-	size_t out = fast >= 0 ? (size_t)fast
-		   : unwind_backtrace && unwind_get_ip ? walk_stack(frames, max) : walk_with_glibc(frames, max);
-	tracer_leave(ts);
-	return out;
+	uintptr_t floor;
+	/* On the check stack every frame below the one that switched is the
+	 * tracer's: the walk starts there, on the program's stack. */
+	const uintptr_t *from = on_check_stack(ts, sp, &floor) ? (const uintptr_t *)ts->check_stack_caller : NULL;
+	if (!short_of(ts, sp, BACKTRACE_STACK_NEEDED))
+		return capture_with_room(ts, frames, max, from);
+	/* Too little room here, or none known: the capture runs on the
+	 * thread's check stack, from this frame. */
+	struct capture_job job = { ts, frames, max, (const uintptr_t *)sp, 0 };
+	if (run_on_check_stack(ts, capture_job_run, &job))
+		return job.n;
+	unavailable_reason = "too little stack left on this thread to unwind it";
+	return 0;
 }
 
 size_t backtrace_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max)

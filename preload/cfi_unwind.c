@@ -578,6 +578,14 @@ static struct cfi_rule rule_of(uintptr_t pc)
 
 /* ---- the walk ------------------------------------------------------------ */
 
+/* Where makecontext()'s coroutines return to: the end of their stacks. */
+static uintptr_t context_start_pc;
+
+void cfi_unwind_set_context_start(uintptr_t pc)
+{
+	context_start_pc = pc;
+}
+
 /* From a frame whose return address is pc, its caller's stack pointer sp
  * and %rbp: the walk. A step must move up the stack, by less than 16 MiB:
  * anything else is bad rules, and the caller unwinds with libgcc. The last
@@ -586,7 +594,7 @@ static long walk_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *fram
 		      uintptr_t skip_lo, uintptr_t skip_hi)
 {
 	size_t n = 0;
-	while (n < max && pc) {
+	while (n < max && pc && pc != context_start_pc) {
 		if (pc < skip_lo || pc >= skip_hi) {
 			frames[n++] = pc;
 			if (n == max)
@@ -628,4 +636,9 @@ __attribute__((noinline)) long cfi_unwind_capture(uintptr_t *frames, size_t max,
 long cfi_unwind_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max)
 {
 	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, 0, 0);
+}
+
+long cfi_unwind_capture_at(const uintptr_t *fp, uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi)
+{
+	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, skip_lo, skip_hi);
 }

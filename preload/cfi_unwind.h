@@ -32,6 +32,17 @@ long cfi_unwind_capture(uintptr_t *frames, size_t max, uintptr_t skip_lo, uintpt
  * the tracer's to step through. */
 long cfi_unwind_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max);
 
+/* The same from the frame at fp, leaving out the return addresses in
+ * [skip_lo, skip_hi): for a capture made on another stack than the one
+ * whose frames it wants (tracer_stack.h), fp being the last frame on
+ * that one. */
+long cfi_unwind_capture_at(const uintptr_t *fp, uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi);
+
+/* Where a makecontext() coroutine's first function returns to (glibc's
+ * __start_context, whose call frame information does not describe it as
+ * an outermost frame): the walk ends there. Once, at start-up. */
+void cfi_unwind_set_context_start(uintptr_t pc);
+
 /* Whether return address pc is the kernel's signal return trampoline
  * (glibc's __restore_rt, its CIE marked 'S'): where a signal handler was
  * called. Reports print it as gdb does. */

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "signal_state.h"
 #include "signal_usage.h"
+#include "tracer_stack.h"
 #include "stack_depot.h"
 
 #define USAGE_FRAMES 16
@@ -589,12 +590,31 @@ void check_signal_safe_dependency(struct thread_state *ts, const void *lock, uin
 	tracer_leave(ts);
 }
 
+struct usage_job {
+	struct thread_state *ts;
+	const void *lock;
+	uint32_t class_id;
+	enum held_kind kind;
+	int read;
+	uintptr_t ip;
+};
+
+static void usage_job_run(void *p)
+{
+	struct usage_job *j = p;
+	record_signal_usage(j->ts, j->lock, j->class_id, j->kind, j->read, j->ip, 1);
+}
+
 void signal_usage_acquire(struct thread_state *ts, const void *lock, uint32_t class_id, enum held_kind kind,
 			  int read, uintptr_t ip)
 {
-	if (stack_short(LOCK_CHECKS_STACK_NEEDED))
-		return;   /* as lock_before_blocking_slow() */
-	record_signal_usage(ts, lock, class_id, kind, read, ip, 1);
+	if (__builtin_expect(!stack_short(LOCK_CHECKS_STACK_NEEDED), 1)) {
+		record_signal_usage(ts, lock, class_id, kind, read, ip, 1);
+		return;
+	}
+	/* As lock_before_blocking_slow(): on the check stack, or not at all. */
+	struct usage_job job = { ts, lock, class_id, kind, read, ip };
+	(void)run_on_check_stack(ts, usage_job_run, &job);
 }
 
 void signal_usage_trylocked(struct thread_state *ts, const void *lock, uint32_t class_id, enum held_kind kind,

@@ -19,6 +19,7 @@
 
 void tracer_register_fork_handlers(void);
 void signal_intercepts_init(void);
+void thread_stack_note_main(void);
 
 __attribute__((constructor)) static void tracer_init(void)
 {
@@ -27,6 +28,7 @@ __attribute__((constructor)) static void tracer_init(void)
 	tracer_register_fork_handlers();
 	signal_intercepts_init();
 	thread_registry_add(thread_state());
+	thread_stack_note_main();
 	options_init();
 	mutex_class_tags_init(tracer_options.class_cache);
 	lock_stat_setup();

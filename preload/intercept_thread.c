@@ -9,6 +9,7 @@
 #include <threads.h>
 #include <unistd.h>
 #include "sandbox.h"
+#include "tracer_stack.h"
 #include "lock_tracking.h"
 #include "real_functions.h"
 #include "report.h"
@@ -51,6 +52,7 @@ static void registration_check_at_key_destruction(void *value)
 	}
 	check_registered_at_thread_end(ts);
 	thread_registry_remove(ts);
+	check_stack_release(ts);
 	lock_stat_thread_end(ts);
 	rcu_deref_set_release(ts);
 }
@@ -73,26 +75,48 @@ static void thread_ends(void *unused)
 	check_locks_held_at_thread_end(ts);
 }
 
-/* The lowest usable address of this thread's stack, of `size` bytes: what
- * the tracer's stack capture must stay above. glibc carves the thread's
- * TLS and descriptor out of the top of that size, so the frame here is
- * kilobytes below the block's top and "frame - size" lies below the block
- * (a 16 KiB thread crashed in the capture): asked of glibc instead. In a
- * seccomp sandbox (where that asks the kernel for the thread's affinity)
- * half the size is assumed taken above the frame. */
-static uintptr_t lowest_stack_address(size_t size)
+/* A thread made without a size: what a sandboxed thread's stack is
+ * guessed to be (too small a guess only sends deep checks to the check
+ * stack). */
+#define DEFAULT_STACK_GUESS ((size_t)2 << 20)
+
+/* Notes the calling thread's stack (ts->stack_limit, ts->stack_top): what
+ * the tracer's checks and stack capture must stay within, and what tells
+ * a stack the program made (a coroutine's) from the thread's own. glibc
+ * carves the thread's TLS and descriptor out of the top of its size, so
+ * the frame here is kilobytes below the block's top and "frame - size"
+ * lies below the block (a 16 KiB thread crashed in the capture): asked of
+ * glibc instead. In a seccomp sandbox (where that asks the kernel for the
+ * thread's affinity) half of `size` (0: not known, nothing is noted) is
+ * assumed taken above the frame, and the top a page above it: every frame
+ * of the program's is below its caller's. */
+static void note_thread_stack(struct thread_state *ts, size_t size)
 {
 	uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
 	pthread_attr_t attr;
 	if (!in_sandbox() && pthread_getattr_np(pthread_self(), &attr) == 0) {
 		void *low = NULL;
 		size_t got = 0;
-		int ok = pthread_attr_getstack(&attr, &low, &got) == 0 && (uintptr_t)low < frame;
+		int ok = pthread_attr_getstack(&attr, &low, &got) == 0 && (uintptr_t)low < frame &&
+			 frame - (uintptr_t)low < got;
 		pthread_attr_destroy(&attr);
-		if (ok)
-			return (uintptr_t)low;
+		if (ok) {
+			ts->stack_limit = (uintptr_t)low;
+			ts->stack_top = (uintptr_t)low + got;
+			return;
+		}
 	}
-	return frame - size / 2;
+	if (size) {
+		ts->stack_limit = frame - size / 2;
+		ts->stack_top = frame + 4096;
+	}
+}
+
+void thread_stack_note_main(void)
+{
+	/* glibc reads the main thread's from /proc/self/maps and the stack
+	 * limit: at start-up, where the tracer may allocate. */
+	note_thread_stack(thread_state(), 0);
 }
 
 /* What the start trampolines do before the start routine. */
@@ -102,10 +126,9 @@ static struct thread_start thread_begins(void *p)
 	free(p);
 	struct thread_state *ts = thread_state();
 	thread_registry_add(ts);
-	if (start.stack_addr)
-		ts->stack_limit = start.stack_addr;
-	else if (start.stack_size)
-		ts->stack_limit = lowest_stack_address(start.stack_size);
+	note_thread_stack(ts, start.stack_size ? start.stack_size : DEFAULT_STACK_GUESS);
+	if (start.stack_addr && (!ts->stack_limit || ts->stack_limit < start.stack_addr))
+		ts->stack_limit = start.stack_addr;   /* the program's own block */
 	ts->urcu_worker = (uint8_t)start.urcu_worker;
 	pthread_setspecific(thread_end_key, (void *)1);
 	return start;

@@ -2,6 +2,28 @@
  * that the thread's acquisition cache did not answer. */
 #include "backtrace.h"
 #include "lock_tracking.h"
+#include "tracer_stack.h"
+
+static uint32_t lock_checks(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip,
+			    int relock_blocks, unsigned implicit, uint64_t cache_key, uint32_t epoch);
+
+struct lock_checks_job {
+	struct thread_state *ts;
+	const void *lock;
+	enum held_kind kind;
+	uintptr_t ip;
+	int relock_blocks;
+	unsigned implicit;
+	uint64_t cache_key;
+	uint32_t epoch;
+	uint32_t class_id;
+};
+
+static void lock_checks_job_run(void *p)
+{
+	struct lock_checks_job *j = p;
+	j->class_id = lock_checks(j->ts, j->lock, j->kind, j->ip, j->relock_blocks, j->implicit, j->cache_key, j->epoch);
+}
 
 uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, enum held_kind kind,
 				   uintptr_t ip, int relock_blocks, unsigned implicit,
@@ -9,12 +31,23 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 {
 	if (!(ts->nr_locks | ts->nr_readers | implicit | ts->next_subclass | signal_usage_tracked))
 		return 0;   /* nothing held (perturb brought us here) */
+	if (likely(!stack_short(LOCK_CHECKS_STACK_NEEDED)))
+		return lock_checks(ts, lock, kind, ip, relock_blocks, implicit, cache_key, epoch);
 	/* A handler on a small alternate stack, a thread near its stack's
-	 * end: the checks would overflow it (a 4 KiB sigaltstack, most of it
-	 * the kernel's signal frame, crashed). The acquisition is only
-	 * recorded; its class is looked up when needed. */
-	if (unlikely(stack_short(LOCK_CHECKS_STACK_NEEDED)))
-		return 0;
+	 * end, a stack the program made (a coroutine's): the checks would
+	 * overflow it (a 4 KiB sigaltstack, most of it the kernel's signal
+	 * frame, crashed; so did a 4 KiB makecontext() stack). They run on the
+	 * thread's check stack; when that cannot be (in use by the checks
+	 * this handler interrupted), the acquisition is only recorded and its
+	 * class looked up when needed. */
+	struct lock_checks_job job = { ts, lock, kind, ip, relock_blocks, implicit, cache_key, epoch, 0 };
+	return run_on_check_stack(ts, lock_checks_job_run, &job) ? job.class_id : 0;
+}
+
+/* The checks of an acquisition, with the stack they need. */
+static uint32_t lock_checks(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip,
+			    int relock_blocks, unsigned implicit, uint64_t cache_key, uint32_t epoch)
+{
 	if (unlikely(ts->foreign_pending))
 		foreign_releases_apply(ts);   /* before the recursion check */
 	if ((implicit & ~(1u << FLAVOR_qsbr)) && !ts->in_urcu)

@@ -156,6 +156,15 @@ struct thread_state {
 	 * trylock << 32 | new class (0: none). Validated chains stay valid
 	 * (dependencies are never removed), so no invalidation. */
 	uint64_t on_one_validated;
+	/* Where this thread's stack ends above (stack_limit below): a stack
+	 * pointer outside both, and outside every stack the tracer knows, is
+	 * on a stack the program made (a coroutine's). 0: not known. */
+	uintptr_t stack_top;
+	/* tracer_stack.h: the thread's check stack (its guard page), whether
+	 * checks run on it now, and the frame they were called from. */
+	char *check_stack;
+	uintptr_t check_stack_caller;
+	volatile uint8_t check_stack_busy;
 };
 
 /* What takes every acquisition off the wrappers' common paths, program-wide,

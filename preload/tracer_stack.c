@@ -8,22 +8,37 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include "thread_state.h"
 #include "tracer_stack.h"
 
 static char *stack_base;          /* the guard page; the stack is above it */
 
+static int on_tracer_stack_at(uintptr_t sp)
+{
+	uintptr_t lo = (uintptr_t)stack_base;
+	return stack_base && sp >= lo + 4096 && sp < lo + 4096 + TRACER_STACK_SIZE;
+}
+
 static int on_tracer_stack(void)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	uintptr_t lo = (uintptr_t)stack_base;
-	return stack_base && sp >= lo && sp < lo + 4096 + TRACER_STACK_SIZE;
+	return on_tracer_stack_at((uintptr_t)__builtin_frame_address(0));
+}
+
+int on_report_stack(uintptr_t sp, uintptr_t *floor)
+{
+	if (!on_tracer_stack_at(sp))
+		return 0;
+	*floor = (uintptr_t)stack_base + 4096;
+	return 1;
 }
 
 #if defined(__x86_64__)
 /* fn(arg) with the stack pointer at top (16-byte aligned, as the ABI wants
  * it before a call). The old stack pointer waits in rbx, which fn keeps;
- * everything fn may change is declared clobbered. */
-static void call_on_stack(void (*fn)(void *), void *arg, void *top)
+ * everything fn may change is declared clobbered. This function keeps its
+ * frame pointer, and its call frame information finds the caller through
+ * it: unwinders walk from fn's frames on to the stack it was called on. */
+static __attribute__((noinline)) void call_on_stack(void (*fn)(void *), void *arg, void *top)
 {
 	__asm__ volatile("mov %%rsp, %%rbx\n\t"
 			 "mov %[top], %%rsp\n\t"
@@ -79,4 +94,58 @@ void run_on_tracer_stack(void (*fn)(void *), void *arg)
 		return;
 	}
 	call_on_stack(fn, arg, stack_base + 4096 + TRACER_STACK_SIZE);
+}
+
+/* ---- the per-thread check stacks ----------------------------------------- */
+
+int on_check_stack(const struct thread_state *ts, uintptr_t sp, uintptr_t *floor)
+{
+	uintptr_t lo = (uintptr_t)ts->check_stack;
+	if (!lo || sp < lo + 4096 || sp >= lo + 4096 + CHECK_STACK_SIZE)
+		return 0;
+	*floor = lo + 4096;
+	return 1;
+}
+
+int run_on_check_stack(struct thread_state *ts, void (*fn)(void *), void *arg)
+{
+#if defined(__x86_64__)
+	if (ts->check_stack_busy)
+		return 0;
+	if (!ts->check_stack) {
+		/* A system call, in a slow path only: the checks of a new chain
+		 * on a stack the tracer cannot measure. */
+		void *p = mmap(NULL, 4096 + CHECK_STACK_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		if (p == MAP_FAILED)
+			return 0;
+		if (mprotect(p, 4096, PROT_NONE)) {
+			munmap(p, 4096 + CHECK_STACK_SIZE);
+			return 0;
+		}
+		ts->check_stack = p;
+	}
+	ts->check_stack_busy = 1;
+	ts->check_stack_caller = (uintptr_t)__builtin_frame_address(0);
+	signal_fence();
+	call_on_stack(fn, arg, ts->check_stack + 4096 + CHECK_STACK_SIZE);
+	signal_fence();
+	ts->check_stack_caller = 0;
+	ts->check_stack_busy = 0;
+	return 1;
+#else
+	(void)ts;
+	(void)fn;
+	(void)arg;
+	return 0;
+#endif
+}
+
+void check_stack_release(struct thread_state *ts)
+{
+	char *p = ts->check_stack;
+	if (!p || ts->check_stack_busy)
+		return;
+	ts->check_stack = NULL;
+	munmap(p, 4096 + CHECK_STACK_SIZE);
 }

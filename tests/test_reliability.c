@@ -450,18 +450,54 @@ Test(reliability, a_handler_on_a_small_alternate_stack_runs_as_without_the_prelo
 	cr_expect_str_eq(r.out, "handler ran 2 times on 4096 bytes\n", "%s", r.err);
 	cr_expect_str_empty(r.err, "%s", r.err);
 	run_free(&r);
-	/* 8 KiB with an inversion to validate: the checks and the signal-safety
-	 * hook need ~4.7 KiB past the kernel's ~3 KiB frame: not checked, and
-	 * no crash (it ran into the stack's end with a 4 KiB threshold) */
-	r = reliability("altstack-8k-abba", NULL, 10);
-	cr_expect_eq(r.signal, 0, "signal %d\n%s", r.signal, r.err);
-	cr_expect_str_eq(r.out, "handler ran 2 times on 8192 bytes\n", "%s", r.err);
-	run_free(&r);
-	/* the twin: with room on the alternate stack the inversion is found */
-	r = reliability("altstack-16k-abba", NULL, 10);
-	cr_expect_str_eq(r.out, "handler ran 2 times on 16384 bytes\n", "%s", r.err);
-	cr_expect(strstr(r.err, "WARNING: possible circular locking dependency detected"), "%s", r.err);
-	run_free(&r);
+	/* An inversion to validate on 4 and 8 KiB: the checks and the
+	 * signal-safety hook need ~4.7 KiB past the kernel's ~3 KiB frame (they
+	 * ran into the stack's end with a 4 KiB threshold, and were skipped
+	 * below 6 KiB): they run on the thread's check stack and find it, as
+	 * with room on the alternate stack (16 KiB) */
+	static const char *const abba[] = { "altstack-4k-abba", "altstack-8k-abba", "altstack-16k-abba" };
+	static const char *const ran[] = { "handler ran 2 times on 4096 bytes\n", "handler ran 2 times on 8192 bytes\n",
+					   "handler ran 2 times on 16384 bytes\n" };
+	for (int i = 0; i < 3; i++) {
+		r = reliability(abba[i], NULL, 10);
+		cr_expect_eq(r.signal, 0, "%s: signal %d\n%s", abba[i], r.signal, r.err);
+		cr_expect_str_eq(r.out, ran[i], "%s: %s", abba[i], r.err);
+		cr_expect_eq(count_of(r.err, "WARNING: possible circular locking dependency detected"), 1, "%s: %s",
+			     abba[i], r.err);
+		run_free(&r);
+	}
+}
+
+/* Locks taken on a 4 KiB stack the program made (a ucontext coroutine, a
+ * stack switched to by the program's own instructions): the program runs
+ * as without the preload, and the inversion taken there is reported whole
+ * (a new order on a 4 KiB makecontext stack crashed in the unwinder). */
+Test(reliability, locks_on_a_small_coroutine_stack_are_checked_without_running_off_it)
+{
+	static const char *const kinds[] = { "ucontext", "switched" };
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char ok[64], abba[64];
+		snprintf(ok, sizeof(ok), "%s-4k-ok", kinds[i]);
+		snprintf(abba, sizeof(abba), "%s-4k-abba", kinds[i]);
+		struct run plain = reliability_plain(abba);
+		cr_assert_eq(plain.exit_code, 0, "%s plain: %s", abba, plain.err);
+
+		struct run r = reliability(ok, NULL, 20);
+		cr_expect_eq(r.signal, 0, "%s: signal %d\n%s", ok, r.signal, r.err);
+		cr_expect_eq(r.exit_code, 0, "%s: exit %d\n%s", ok, r.exit_code, r.err);
+		cr_expect_str_eq(r.out, plain.out, "%s", ok);
+		cr_expect_str_empty(r.err, "%s: %s", ok, r.err);
+		run_free(&r);
+
+		r = reliability(abba, NULL, 20);
+		cr_expect_eq(r.signal, 0, "%s: signal %d\n%s", abba, r.signal, r.err);
+		cr_expect_str_eq(r.out, plain.out, "%s", abba);
+		cr_expect_eq(count_of(r.err, "WARNING: possible circular locking dependency detected"), 1, "%s: %s",
+			     abba, r.err);
+		cr_expect(strstr(r.err, "coro_take_locks+0x"), "%s: the stack shows where:\n%s", abba, r.err);
+		run_free(&r);
+		run_free(&plain);
+	}
 }
 
 /* A vfork() child's _exit() printed the parent's summary (and the parent's

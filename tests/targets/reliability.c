@@ -757,9 +757,102 @@ static void on_altstack(size_t size, int abba)
 
 SCENARIO altstack_4k_ok(void) { on_altstack(4096, 0); }
 SCENARIO altstack_16k_abba(void) { on_altstack(16384, 1); }
+SCENARIO altstack_4k_abba(void) { on_altstack(4096, 1); }
 /* main's order taken with the signal deliverable: the handler's inversion
  * is also a signal-safety one, whose check goes deepest. */
 SCENARIO altstack_8k_abba(void) { on_altstack_with(8192, 1, 1); }
+
+/* ---- coroutine stacks -------------------------------------------------------- */
+
+/* Code running on a stack the program made itself, 4 KiB above a guard
+ * page: a ucontext coroutine (makecontext/swapcontext, as qemu's) or a
+ * stack the program switches to with its own instructions (boost.context,
+ * libco). There it takes main's two locks in the order main takes them
+ * (ok) or in the other (abba, a real inversion): the tracer knows neither
+ * stack's size, and its checks, unwinding and report must not run off the
+ * end (a new order on a 4 KiB makecontext stack crashed in the unwinder). */
+#include <ucontext.h>
+
+static pthread_mutex_t coro_a = PTHREAD_MUTEX_INITIALIZER, coro_b = PTHREAD_MUTEX_INITIALIZER;
+static int coro_abba;
+static ucontext_t coro_main_context, coro_context;
+
+#define CORO_STACK 4096
+
+static void coro_take_locks(void)
+{
+	pthread_mutex_t *first = coro_abba ? &coro_b : &coro_a, *second = coro_abba ? &coro_a : &coro_b;
+	for (int i = 0; i < 3; i++) {   /* the first is a new chain; the others hit the cache */
+		pthread_mutex_lock(first);
+		pthread_mutex_lock(second);
+		pthread_mutex_unlock(second);
+		pthread_mutex_unlock(first);
+	}
+}
+
+static char *coro_stack_alloc(void)
+{
+	char *m = mmap(NULL, 4096 + CORO_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE))
+		exit(3);
+	return m + 4096;
+}
+
+static void coro_main_order(void)
+{
+	pthread_mutex_lock(&coro_a);
+	pthread_mutex_lock(&coro_b);
+	pthread_mutex_unlock(&coro_b);
+	pthread_mutex_unlock(&coro_a);
+}
+
+static void on_ucontext_coroutine(int abba)
+{
+	coro_abba = abba;
+	coro_main_order();
+	char *stack = coro_stack_alloc();
+	if (getcontext(&coro_context))
+		exit(3);
+	coro_context.uc_stack.ss_sp = stack;
+	coro_context.uc_stack.ss_size = CORO_STACK;
+	coro_context.uc_link = &coro_main_context;
+	makecontext(&coro_context, coro_take_locks, 0);
+	if (swapcontext(&coro_main_context, &coro_context))
+		exit(3);
+	printf("coroutine on %d bytes returned\n", CORO_STACK);
+}
+
+#if defined(__x86_64__)
+/* fn() with the stack pointer at top, the old one kept in rbx (which fn
+ * preserves): a stack switch no library call announces. */
+static void call_on_own_stack(void (*fn)(void), char *top)
+{
+	__asm__ volatile("mov %%rsp, %%rbx\n\t"
+			 "mov %[top], %%rsp\n\t"
+			 "call *%[fn]\n\t"
+			 "mov %%rbx, %%rsp"
+			 :
+			 : [fn] "r"(fn), [top] "r"(top)
+			 : "rbx", "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory", "cc");
+}
+#endif
+
+static void on_switched_stack(int abba)
+{
+	coro_abba = abba;
+	coro_main_order();
+#if defined(__x86_64__)
+	call_on_own_stack(coro_take_locks, coro_stack_alloc() + CORO_STACK);
+#else
+	coro_take_locks();
+#endif
+	printf("switched stack of %d bytes returned\n", CORO_STACK);
+}
+
+SCENARIO ucontext_4k_ok(void) { on_ucontext_coroutine(0); }
+SCENARIO ucontext_4k_abba(void) { on_ucontext_coroutine(1); }
+SCENARIO switched_4k_ok(void) { on_switched_stack(0); }
+SCENARIO switched_4k_abba(void) { on_switched_stack(1); }
 
 /* ---- robust mutexes ----------------------------------------------------------- */
 
@@ -987,7 +1080,12 @@ static const struct scenario scenarios[] = {
 	{ "raw-mmap-shared-file", raw_mmap_shared_file },
 	{ "altstack-4k-ok", altstack_4k_ok },
 	{ "altstack-16k-abba", altstack_16k_abba },
+	{ "altstack-4k-abba", altstack_4k_abba },
 	{ "altstack-8k-abba", altstack_8k_abba },
+	{ "ucontext-4k-ok", ucontext_4k_ok },
+	{ "ucontext-4k-abba", ucontext_4k_abba },
+	{ "switched-4k-ok", switched_4k_ok },
+	{ "switched-4k-abba", switched_4k_abba },
 	{ "stderr-closed-then-data-file", stderr_closed_then_data_file },
 	{ "stderr-closed-at-start", stderr_closed_at_start },
 	{ "stderr-pipe-unread", stderr_pipe_unread },
