@@ -237,6 +237,15 @@ static uint32_t site_class(enum class_key_kind kind, const void *lock, uintptr_t
 		k.site = ip;
 		k.nr_callers = 0;
 	}
+	/* A class that exists is the answer (most inits: one site, many
+	 * locks); what a new one needs is worked out only for it. is_urcu_code()
+	 * asks dladdr(), which takes the loader's lock: on every init, a
+	 * raw clone()'s child inherited it held by whichever thread was in
+	 * there, and hung in its first lock call. */
+	uint32_t free_slot;
+	uint32_t id = class_lookup(k.key, kind, 0, &free_slot);
+	if (id)
+		return id;
 	struct lock_class proto = { .first_instance = (uintptr_t)lock, .site = k.site,
 				    .nr_callers = (uint8_t)k.nr_callers,
 				    .urcu_internal = (uint8_t)is_urcu_code(k.site) };
