@@ -330,6 +330,11 @@ int held_reader_on(const struct thread_state *ts, enum rcu_flavor underlying);
 /* Entering and leaving the tracer's own code; the guard nests. */
 static inline void tracer_enter(struct thread_state *ts) { ts->in_tracer++; signal_fence(); }
 
+/* Added to in_tracer for good when the thread found one of the tracer's
+ * locks held by a thread gone from the process (tracer_lock.h): far above
+ * any nesting of tracer_enter(), so every wrapper is the real call. */
+#define ABANDONED_TRACER_DEPTH (1 << 24)
+
 /* The tracer's slow work (naming from ELF files, writing a report) calls
  * open() and write(), which are cancellation points; the lock calls it
  * runs in are not. A thread with a cancellation request pending would be

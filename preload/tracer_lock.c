@@ -1,5 +1,6 @@
-/* The internal lock: Drepper's three-state futex mutex ("Futexes Are
- * Tricky", mutex3) with an owner field. Raw futex syscalls only: glibc's
+/* The internal lock: a futex mutex whose word holds its holder's thread
+ * id and a waiters bit (as PI futexes do, here without the kernel's
+ * part), for waiters to tell a holder that is gone. Raw futex syscalls only: glibc's
  * wrappers would be cancellation points, and pthread calls would come back
  * to our own wrappers. */
 #define _GNU_SOURCE
@@ -75,11 +76,43 @@ static void futex_wake_one(int *word)
 	errno = saved;
 }
 
-static int try_word(struct tracer_lock *l)
+/* The lock word: 0 free, else the holder's thread id (or OWNER_UNKNOWN
+ * for a thread whose id the tracer does not know), with WAITERS set once
+ * a thread may sleep on it. Who holds it is in the same word as that it
+ * is held, so a raw clone() made at any instant leaves its child a word
+ * naming the holder it will not find. Thread ids are below 2^22
+ * (PID_MAX_LIMIT). */
+#define WAITERS 0x40000000
+#define OWNER_UNKNOWN 0x3fffffff
+
+static int owner_word(const struct thread_state *self)
+{
+	return self->tid > 0 && self->tid < OWNER_UNKNOWN ? self->tid : OWNER_UNKNOWN;
+}
+
+static int try_word(struct tracer_lock *l, const struct thread_state *self)
 {
 	int expected = 0;
-	return __atomic_compare_exchange_n(&l->word, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	return __atomic_compare_exchange_n(&l->word, &expected, owner_word(self), 0, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
 }
+
+/* Whether the holder named by lock word v is not a thread of this process:
+ * it vanished (a raw clone()'s child has only the thread that called it).
+ * Not asked in a sandbox, where tgkill may be what kills the process. */
+static int holder_gone(int v)
+{
+	int tid = v & ~WAITERS;
+	if (!tid || tid == OWNER_UNKNOWN || in_sandbox())
+		return 0;
+	int saved = errno;
+	int gone = syscall(SYS_tgkill, getpid(), tid, 0) == -1 && errno == ESRCH;
+	errno = saved;
+	return gone;
+}
+
+/* How long a waiter sleeps between looks at the holder. */
+#define OWNER_CHECK_MS 100
 
 /* This thread's claim: set before the first attempt, so a signal handler
  * that interrupts anywhere from here to the release sees it. */
@@ -102,7 +135,7 @@ int tracer_lock_try(struct tracer_lock *l, struct thread_state *self)
 {
 	if (!claim(l, self))
 		return 0;
-	if (try_word(l))
+	if (try_word(l, self))
 		return 1;
 	unclaim(l, self);
 	return 0;
@@ -113,18 +146,45 @@ static int acquire(struct tracer_lock *l, struct thread_state *self, int timeout
 {
 	if (!claim(l, self))
 		return 0;   /* re-entry: this thread holds it or is taking it */
-	if (try_word(l))
+	if (try_word(l, self))
 		return 1;
 	/* Short spin first: the tracer's critical sections are mostly short. */
 	for (int i = 0; i < 100; i++) {
 		cpu_relax();
-		if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) == 0 && try_word(l))
+		if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) == 0 && try_word(l, self))
 			return 1;
 	}
 	long deadline = timeout_ms >= 0 ? tracer_monotonic_ms() + timeout_ms : 0;
-	/* Mark contended and sleep until the holder wakes us. */
-	while (__atomic_exchange_n(&l->word, 2, __ATOMIC_ACQUIRE) != 0) {
-		int wait_ms = 1000;
+	int last = 0, waits_unchanged = 0;   /* the word, and for how many waits */
+	for (;;) {
+		int v = __atomic_load_n(&l->word, __ATOMIC_RELAXED);
+		if (v == 0) {
+			/* Taken with WAITERS kept: others may be asleep on it
+			 * (as mutex3 takes it as 2 after sleeping). */
+			if (__atomic_compare_exchange_n(&l->word, &v, owner_word(self) | WAITERS, 0, __ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				return 1;
+			continue;
+		}
+		if (!(v & WAITERS)) {
+			if (!__atomic_compare_exchange_n(&l->word, &v, v | WAITERS, 0, __ATOMIC_RELAXED,
+							 __ATOMIC_RELAXED))
+				continue;
+			v |= WAITERS;
+		}
+		/* The word unchanged for two waits, its holder not a thread of
+		 * this process: it will never be released. The data it guards may
+		 * be half-updated: this thread stops tracing rather than use it.
+		 * (Asked only of a word that stayed: no system call per wake-up.) */
+		if (v != last) {
+			last = v;
+			waits_unchanged = 0;
+		} else if (++waits_unchanged >= 2 && holder_gone(v)) {
+			self->in_tracer += ABANDONED_TRACER_DEPTH;
+			unclaim(l, self);
+			return 0;
+		}
+		int wait_ms = OWNER_CHECK_MS;
 		if (timeout_ms >= 0) {
 			long left = deadline - tracer_monotonic_ms();
 			if (left <= 0) {
@@ -133,9 +193,8 @@ static int acquire(struct tracer_lock *l, struct thread_state *self, int timeout
 			}
 			wait_ms = left < wait_ms ? (int)left : wait_ms;
 		}
-		tracer_futex_wait(&l->word, 2, wait_ms);
+		tracer_futex_wait(&l->word, v, wait_ms);
 	}
-	return 1;
 }
 
 int tracer_lock_acquire(struct tracer_lock *l, struct thread_state *self)
@@ -151,7 +210,7 @@ int tracer_lock_acquire_timeout(struct tracer_lock *l, struct thread_state *self
 void tracer_lock_release(struct tracer_lock *l)
 {
 	struct thread_state *self = thread_state();
-	if (__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2)
+	if (__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) & WAITERS)
 		futex_wake_one(&l->word);
 	unclaim(l, self);
 }

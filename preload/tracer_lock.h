@@ -32,7 +32,7 @@ enum tracer_lock_id {
 };
 
 struct tracer_lock {
-	int word;              /* 0 free, 1 locked, 2 locked with sleepers */
+	int word;              /* 0 free, else the holder's thread id | a waiters bit */
 	uint32_t bit;          /* 1 << enum tracer_lock_id */
 	const char *name;      /* for messages */
 };
@@ -41,7 +41,12 @@ struct tracer_lock {
 
 /* Takes the lock for `self`. Returns 1 when taken, 0 when `self` already
  * holds it (re-entry from a signal handler): then nothing was taken and the
- * caller must not unlock. */
+ * caller must not unlock. Also 0 when its holder is gone from the process
+ * without releasing it: the child of a raw clone() (no fork handlers ran)
+ * made while another thread held it. The data it guards may be
+ * half-updated, so the calling thread then stops tracing for good
+ * (in_tracer stays raised: every wrapper is the real call) instead of
+ * waiting forever. */
 int tracer_lock_acquire(struct tracer_lock *l, struct thread_state *self);
 /* Like acquire, but gives up after timeout_ms (fork preparation must not
  * wait forever for a thread stuck in the host's allocator). Returns 1 when

@@ -500,6 +500,19 @@ Test(reliability, locks_on_a_small_coroutine_stack_are_checked_without_running_o
 	}
 }
 
+/* Children of a raw clone() (no fork handlers) made while another thread
+ * was inside the tracer, holding one of its locks: they hung in their
+ * first lock call, waiting for a holder that does not exist in them. Now
+ * they find it gone, stop tracing and run as without the preload. */
+Test(reliability, raw_clone_children_do_not_wait_for_a_vanished_holder, .timeout = 120)
+{
+	struct run r = reliability("raw-clone-children", NULL, 100);
+	cr_expect_eq(r.exit_code, 0, "exit %d, signal %d\n%s", r.exit_code, r.signal, r.err);
+	cr_expect_str_eq(r.out, "children unfinished: 0 of 30\n", "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
+}
+
 /* A vfork() child's _exit() printed the parent's summary (and the parent's
  * own, with every report, never came). */
 Test(reliability, a_vfork_child_prints_no_summary_of_its_parent)

@@ -854,6 +854,79 @@ SCENARIO ucontext_4k_abba(void) { on_ucontext_coroutine(1); }
 SCENARIO switched_4k_ok(void) { on_switched_stack(0); }
 SCENARIO switched_4k_abba(void) { on_switched_stack(1); }
 
+/* ---- raw clone() ------------------------------------------------------------- */
+
+/* Children made with a raw clone() (no fork handlers run: whatever lock a
+ * thread held at that instant stays held in the child, by nobody) while
+ * another thread keeps making, nesting and destroying locks: each child
+ * makes and nests locks of its own and _exit()s. The parent gives each 3 s
+ * and says how many did not finish (0 without the preload; some hung with
+ * it, waiting for a tracer lock the churning thread held). */
+#include <sched.h>
+
+static pthread_mutex_t clone_outer = PTHREAD_MUTEX_INITIALIZER, clone_c1 = PTHREAD_MUTEX_INITIALIZER,
+		       clone_c2 = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int clone_stop;
+
+static void *clone_churn(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&clone_stop)) {
+		pthread_mutex_t *m = malloc(sizeof(*m));
+		pthread_mutex_init(m, NULL);
+		pthread_mutex_lock(&clone_outer);
+		pthread_mutex_lock(m);
+		pthread_mutex_unlock(m);
+		pthread_mutex_unlock(&clone_outer);
+		pthread_mutex_destroy(m);
+		free(m);
+	}
+	return NULL;
+}
+
+static int clone_child_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_t own;
+	pthread_mutex_init(&own, NULL);
+	pthread_mutex_lock(&clone_c1);
+	pthread_mutex_lock(&clone_c2);
+	pthread_mutex_lock(&own);
+	pthread_mutex_unlock(&own);
+	pthread_mutex_unlock(&clone_c2);
+	pthread_mutex_unlock(&clone_c1);
+	_exit(0);
+}
+
+SCENARIO raw_clone_children(void)
+{
+	enum { CHILDREN = 30, CHILD_STACK = 1 << 16 };
+	pthread_t churn;
+	if (pthread_create(&churn, NULL, clone_churn, NULL))
+		exit(3);
+	int unfinished = 0;
+	for (int i = 0; i < CHILDREN; i++) {
+		char *stack = malloc(CHILD_STACK);
+		pid_t pid = clone(clone_child_main, stack + CHILD_STACK, SIGCHLD, NULL);
+		if (pid < 0)
+			exit(3);
+		int status = 0, done = 0;
+		for (int waited = 0; waited < 300 && !(done = waitpid(pid, &status, WNOHANG) == pid); waited++)
+			sleep_ms(10);
+		if (!done || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			unfinished++;
+			if (!done) {
+				kill(pid, SIGKILL);
+				waitpid(pid, &status, 0);
+			}
+		}
+		free(stack);
+	}
+	atomic_store(&clone_stop, 1);
+	pthread_join(churn, NULL);
+	printf("children unfinished: %d of %d\n", unfinished, CHILDREN);
+}
+
 /* ---- robust mutexes ----------------------------------------------------------- */
 
 /* A robust mutex whose owner died, unlocked without pthread_mutex_consistent():
@@ -1083,6 +1156,7 @@ static const struct scenario scenarios[] = {
 	{ "altstack-4k-abba", altstack_4k_abba },
 	{ "altstack-8k-abba", altstack_8k_abba },
 	{ "ucontext-4k-ok", ucontext_4k_ok },
+	{ "raw-clone-children", raw_clone_children },
 	{ "ucontext-4k-abba", ucontext_4k_abba },
 	{ "switched-4k-ok", switched_4k_ok },
 	{ "switched-4k-abba", switched_4k_abba },

@@ -2,8 +2,10 @@
  * under contention, refusal instead of self-deadlock when the holder (or a
  * thread in the middle of taking it) asks again, the bounded wait, and the
  * fork-child rules. */
+#define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <unistd.h>
 #include "tracer_lock.h"
 
 /* The per-thread state the lock records its claims in. */
@@ -100,4 +102,55 @@ Test(tracer_lock, fork_child_frees_what_a_vanished_thread_held)
 	cr_expect_eq(tracer_lock_fork_child(&l, 0, self), 0);
 	cr_expect(tracer_lock_held_by(&l, self));
 	tracer_lock_release(&l);
+}
+
+/* Holds the lock 400 ms (several looks of a waiter at its holder), its
+ * thread id known. */
+static void *hold_with_tid(void *arg)
+{
+	struct tracer_lock *l = arg;
+	thread_state()->tid = gettid();
+	cr_assert(tracer_lock_acquire(l, thread_state()));
+	struct timespec t = { 0, 400 * 1000000L };
+	nanosleep(&t, NULL);
+	tracer_lock_release(l);
+	return NULL;
+}
+
+static void *note_own_tid(void *arg)
+{
+	*(int *)arg = gettid();
+	return NULL;
+}
+
+/* A raw clone()'s child has only the thread that called it: a lock another
+ * thread held at the clone is never released. The waiter finds its holder
+ * gone, gives up without taking it, and stops tracing for good (the data
+ * it guards may be half-updated) instead of waiting forever. */
+Test(tracer_lock, a_waiter_gives_up_on_a_holder_gone_from_the_process, .timeout = 10)
+{
+	static struct tracer_lock l = TRACER_LOCK_INITIALIZER(TRACER_LOCK_INSTANCES, "gone");
+	struct thread_state *self = thread_state();
+	self->tid = gettid();
+	int gone_tid = 0;
+	pthread_t t;
+	pthread_create(&t, NULL, note_own_tid, &gone_tid);
+	pthread_join(t, NULL);
+	cr_assert(gone_tid > 0);
+	l.word = gone_tid;   /* held by that thread */
+	int in_tracer = self->in_tracer;
+	cr_expect_not(tracer_lock_acquire(&l, self), "not taken: its data may be half-updated");
+	cr_expect_geq(self->in_tracer, in_tracer + ABANDONED_TRACER_DEPTH, "the thread stops tracing");
+	cr_expect_eq(self->internal_locks, 0u, "no claim left behind");
+	self->in_tracer = in_tracer;
+
+	/* a holder that is alive is waited for, however long */
+	static struct tracer_lock alive = TRACER_LOCK_INITIALIZER(TRACER_LOCK_DEPOT, "alive");
+	pthread_create(&t, NULL, hold_with_tid, &alive);
+	struct timespec settle = { 0, 50 * 1000000L };
+	nanosleep(&settle, NULL);
+	cr_expect(tracer_lock_acquire(&alive, self));
+	cr_expect_eq(self->in_tracer, in_tracer);
+	tracer_lock_release(&alive);
+	pthread_join(t, NULL);
 }
