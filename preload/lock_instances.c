@@ -239,7 +239,7 @@ void lock_instances_prefetch(const void *a, const void *b)
 static uint64_t new_value(uint32_t class_id)
 {
 	uint32_t gen = next_generation++;
-	if (!next_generation)
+	if (next_generation >= 1u << 31)   /* bit 63 of a value is INSTANCE_TAGGED */
 		next_generation = 1;
 	return (uint64_t)gen << 32 | class_id;
 }
@@ -262,6 +262,32 @@ static uint32_t set_locked(const void *lock, uint32_t class_id, int only_if_new)
 	mark_granule(key);
 	epoch_advance();
 	return class_id;
+}
+
+void lock_instance_mark_tagged(const void *lock, uint32_t generation)
+{
+	/* Lock-free: a compare-and-swap from the value of exactly this
+	 * generation (generations are not reused while the counter does not
+	 * wrap), so a slot given to another lock meanwhile is left alone. A
+	 * mark made in a table just replaced by a bigger one is lost: the
+	 * instance is then as if never tagged (a rewrite of it goes unseen). */
+	struct instance_table *t = __atomic_load_n(&lock_instance_table, __ATOMIC_ACQUIRE);
+	if (!t || !lock)
+		return;
+	uintptr_t key = (uintptr_t)lock;
+	for (size_t i = lock_instance_slot_hash(key), n = 0; n <= t->mask; i++, n++) {
+		struct instance_slot *s = &t->slots[i & t->mask];
+		uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+		if (k == key) {
+			uint64_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+			if (!(v & INSTANCE_TAGGED) && (uint32_t)(v >> 32) == generation)
+				__atomic_compare_exchange_n(&s->value, &v, v | INSTANCE_TAGGED, 0, __ATOMIC_RELEASE,
+							    __ATOMIC_RELAXED);
+			return;
+		}
+		if (k == INSTANCE_EMPTY_KEY)
+			return;
+	}
 }
 
 int lock_instance_set(const void *lock, uint32_t class_id)

@@ -48,8 +48,12 @@ void lock_instance_epoch_advance(void);
 
 struct instance_slot {
 	uintptr_t key;          /* the lock's address, EMPTY_KEY or TOMBSTONE_KEY */
-	uint64_t value;         /* class id | generation << 32 */
+	uint64_t value;         /* class id | generation << 32 | INSTANCE_TAGGED */
 };
+
+/* In a slot's value: the mutex carries a tag of this generation
+ * (mutex_class_tag.h). Not part of the generation. */
+#define INSTANCE_TAGGED (1ull << 63)
 
 struct instance_table {
 	size_t mask;            /* slots - 1 */
@@ -69,7 +73,8 @@ static inline size_t lock_instance_slot_hash(uintptr_t key)
 }
 
 /* The class and generation of the instance at `lock`. Returns 0 when the
- * address holds no known instance. Lock-free. */
+ * address holds no known instance, 2 when it is a mutex that was given its
+ * tag (lock_instance_mark_tagged()), else 1. Lock-free. */
 static inline int lock_instance_get(const void *lock, uint32_t *class_id, uint32_t *generation)
 {
 	const struct instance_table *t = __atomic_load_n(&lock_instance_table, __ATOMIC_ACQUIRE);
@@ -83,8 +88,8 @@ static inline int lock_instance_get(const void *lock, uint32_t *class_id, uint32
 			uint64_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
 			*class_id = (uint32_t)v;
 			if (generation)
-				*generation = (uint32_t)(v >> 32);
-			return 1;
+				*generation = (uint32_t)((v & ~INSTANCE_TAGGED) >> 32);
+			return 1 + !!(v & INSTANCE_TAGGED);
 		}
 		if (k == INSTANCE_EMPTY_KEY)
 			return 0;
@@ -104,6 +109,11 @@ int lock_instance_set(const void *lock, uint32_t class_id);
 /* Sets the class only if the address has no instance yet (a lock seen for
  * the first time by a lookup): returns the class it has then. */
 uint32_t lock_instance_set_if_new(const void *lock, uint32_t class_id);
+
+/* The mutex at `lock`, of instance generation `generation`, was given its
+ * tag: a tag found wiped later means its bytes were rewritten (memset, an
+ * assignment of PTHREAD_MUTEX_INITIALIZER). */
+void lock_instance_mark_tagged(const void *lock, uint32_t generation);
 
 /* Forgets one instance (a destroyed lock). */
 void lock_instance_forget(const void *lock);

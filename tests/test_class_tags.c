@@ -83,6 +83,21 @@ Test(class_tags, a_mapping_replaced_in_place_ends_its_locks)
 	run_free(&r);
 }
 
+/* A mutex made anew by zeroing it (memset, PTHREAD_MUTEX_INITIALIZER
+ * assigned: what a program's own allocator or pool does, with no init and
+ * no free the tracer sees) is a new lock, classed where it is first taken,
+ * not by the role the old one had at that address: a pool whose objects
+ * swap roles between lives gave a false cycle. The same locks taken in
+ * both orders, never made anew, are still the inversion they are. */
+Test(class_tags, a_mutex_made_anew_by_zeroing_is_a_new_lock)
+{
+	expect_silent("ok-pool-made-anew-by-memset");
+	expect_silent("ok-pool-made-anew-by-initializer");
+	struct run r = expect_cycle("bug-pool-roles-swapped-same-locks");
+	cr_expect(strstr(r.err, "pool_visit+0x"), "%s", r.err);
+	run_free(&r);
+}
+
 /* What the program shares with files or other processes is never
  * written: a default mutex in a file mapped shared, or in a System V
  * segment, stays as glibc leaves it. */

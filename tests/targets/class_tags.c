@@ -156,6 +156,53 @@ static void table_page_then_under_bucket(int replaced)
 SCENARIO ok_page_replaced(void) { table_page_then_under_bucket(1); }
 SCENARIO bug_page_kept(void) { table_page_then_under_bucket(0); }
 
+/* An object pool of the program's own (never freed, never destroyed):
+ * each object's mutex is made anew when the object is handed out, by
+ * zeroing it (memset, or PTHREAD_MUTEX_INITIALIZER assigned), as an
+ * allocator of the program's own does with calloc(). In its first life
+ * object 0 is the parent of object 1 (parent locked, then child); in its
+ * second the roles are swapped. The lives never overlap: correct. The
+ * bug: the roles swapped with the same mutexes, never made anew (the
+ * same two locks, taken in both orders). */
+struct pool_obj {
+	pthread_mutex_t lock;
+	struct pool_obj *child;
+};
+
+static void pool_obj_get(struct pool_obj *o, int how)
+{
+	if (how == 1)
+		memset(&o->lock, 0, sizeof(o->lock));
+	else if (how == 2)
+		o->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+}
+
+__attribute__((noinline)) static void pool_visit(struct pool_obj *parent)
+{
+	pthread_mutex_lock(&parent->lock);
+	pthread_mutex_lock(&parent->child->lock);
+	pthread_mutex_unlock(&parent->child->lock);
+	pthread_mutex_unlock(&parent->lock);
+}
+
+static void pool_roles_swapped(int how)
+{
+	struct pool_obj *objs = calloc(2, sizeof(*objs));
+	for (int life = 0; life < 2; life++) {
+		struct pool_obj *parent = &objs[life], *child = &objs[1 - life];
+		pool_obj_get(parent, how);
+		pool_obj_get(child, how);
+		parent->child = child;
+		for (int i = 0; i < 100; i++)
+			pool_visit(parent);
+	}
+	printf("done\n");
+}
+
+SCENARIO ok_pool_made_anew_by_memset(void) { pool_roles_swapped(1); }
+SCENARIO ok_pool_made_anew_by_initializer(void) { pool_roles_swapped(2); }
+SCENARIO bug_pool_roles_swapped_same_locks(void) { pool_roles_swapped(0); }
+
 /* Mutexes the program keeps in memory that others see: a file mapped
  * shared (a persistent store) and a System V shared memory segment, not
  * marked process-shared (one process uses them). Whatever the tracer
@@ -210,6 +257,9 @@ int main(int argc, char **argv)
 		{ "shared-memory-bytes", shared_memory_bytes },
 		{ "ok-page-replaced", ok_page_replaced },
 		{ "bug-page-kept", bug_page_kept },
+		{ "ok-pool-made-anew-by-memset", ok_pool_made_anew_by_memset },
+		{ "ok-pool-made-anew-by-initializer", ok_pool_made_anew_by_initializer },
+		{ "bug-pool-roles-swapped-same-locks", bug_pool_roles_swapped_same_locks },
 		{ NULL, NULL },
 	};
 	return run_scenario(argc, argv, scenarios);
