@@ -750,6 +750,14 @@ static int nested_through(struct thread_state *ts, const void *lock, uint32_t cl
 	return nested;
 }
 
+/* What the validated-chain set holds for a chain whose new lock was taken
+ * as nested, as subclass nested_class, with nothing new to add: the chain's
+ * own key would skip the decision (lock_graph_validate()). */
+static uint64_t nested_chain_key(uint64_t chain_key, uint32_t nested_class)
+{
+	return chain_mix(chain_key ^ 0x6e65737465640000ull, nested_class) | 1;
+}
+
 /* The subclass of class_id next to the ones this thread holds. */
 static uint32_t next_nesting(struct thread_state *ts, uint32_t class_id)
 {
@@ -823,6 +831,14 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 
 	/* A class nested in itself through another: taken as nested. */
 	if (op != ACQUIRE_SYNC && !ts->in_urcu && holds_other_instance(ts, lock, class_id)) {
+		/* Decided before for these held locks, with nothing new to add:
+		 * the same subclass (next_nesting() depends on the held classes
+		 * alone, which the chain's key holds). */
+		uint32_t candidate = next_nesting(ts, class_id);
+		if (candidate != class_id && chain_is_validated(nested_chain_key(chain_key, candidate))) {
+			class_id = candidate;
+			goto out;
+		}
 		uint64_t closing;   /* sources that close a cycle: a bit each (MAX_LOCK_DEPTH + flavors < 64) */
 		if (!tracer_lock_acquire(&graph, ts))
 			goto out;
@@ -847,7 +863,12 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 	for (int i = 0; i < nr_sources && !any_new; i++)
 		any_new = !dependency_known(sources[i], class_id, op, ts->urcu_worker);
 	if (!any_new) {
-		key_cache_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key);
+		/* A nesting goes in under a key of its own (nested_chain_key()):
+		 * the chain's key validated would skip the decision next time, and
+		 * the lock be taken as its own class (GStreamer's pad locks along
+		 * a pipeline: a false cycle from the third buffer). */
+		key_cache_insert(validated_chains, MAX_LOCKDEP_CHAINS,
+				 nested ? nested_chain_key(chain_key, class_id) : chain_key);
 		tracer_lock_release(&graph);
 		goto out;
 	}

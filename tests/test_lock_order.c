@@ -149,6 +149,19 @@ Test(lock_order, a_class_nested_in_itself_through_another_is_not_a_cycle)
 	run_free(&r);
 }
 
+/* The same nesting twice per pass along a pipeline, many passes: decided
+ * alike every time (GStreamer's streaming threads: a false cycle from the
+ * third buffer on, when a validated chain skipped the decision). */
+Test(lock_order, a_nesting_through_another_class_is_decided_alike_every_time)
+{
+	expect_silent("memb", "pipeline-buffers");
+	struct run r = order("memb", "pipeline-buffers-then-inversion", 10);
+	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "decoder_stream_lock"), "%s", r.err);
+	cr_expect_eq(r.exit_code, 66);
+	run_free(&r);
+}
+
 Test(lock_order, rcu_grace_period_under_a_lock_readers_take, .timeout = 120)
 {
 	for (const char *const *f = all_flavors; *f; f++) {

@@ -219,6 +219,64 @@ SCENARIO nested_contexts_then_inversion(void)
 	printf("registered\n");
 }
 
+/* GStreamer's streaming thread along a pipeline (src ! enc ! dec ! sink):
+ * every pad's stream lock is made by one constructor (one class), the
+ * encoder's and the decoder's stream locks are two other classes, and each
+ * buffer takes them upstream to downstream: enc pad, enc, dec pad, dec,
+ * sink pad. The pad class is nested in itself through another class twice
+ * per buffer; the order never changes. Many buffers: the nesting must be
+ * decided the same way every time (from the third on, a cached chain gave
+ * the sink pad the decoder pad's subclass: a false cycle). */
+struct pipeline_pad {
+	pthread_mutex_t stream_lock;
+};
+
+__attribute__((noinline)) static struct pipeline_pad *pipeline_pad_new(void)
+{
+	struct pipeline_pad *p = calloc(1, sizeof(*p));
+	pthread_mutex_init(&p->stream_lock, NULL);
+	return p;
+}
+
+static pthread_mutex_t encoder_stream_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t decoder_stream_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((noinline)) static void push_buffer(struct pipeline_pad **pads)
+{
+	pthread_mutex_lock(&pads[0]->stream_lock);
+	pthread_mutex_lock(&encoder_stream_lock);
+	pthread_mutex_lock(&pads[1]->stream_lock);
+	pthread_mutex_lock(&decoder_stream_lock);
+	pthread_mutex_lock(&pads[2]->stream_lock);
+	pthread_mutex_unlock(&pads[2]->stream_lock);
+	pthread_mutex_unlock(&decoder_stream_lock);
+	pthread_mutex_unlock(&pads[1]->stream_lock);
+	pthread_mutex_unlock(&encoder_stream_lock);
+	pthread_mutex_unlock(&pads[0]->stream_lock);
+}
+
+SCENARIO pipeline_buffers(void)
+{
+	struct pipeline_pad *pads[3] = { pipeline_pad_new(), pipeline_pad_new(), pipeline_pad_new() };
+	for (int i = 0; i < 10; i++)
+		push_buffer(pads);
+	printf("10 buffers\n");
+}
+
+/* The same, then the decoder's stream lock taken under the sink pad (a
+ * real inversion of two instances: dec -> sink pad above). */
+SCENARIO pipeline_buffers_then_inversion(void)
+{
+	struct pipeline_pad *pads[3] = { pipeline_pad_new(), pipeline_pad_new(), pipeline_pad_new() };
+	for (int i = 0; i < 10; i++)
+		push_buffer(pads);
+	pthread_mutex_lock(&pads[2]->stream_lock);
+	pthread_mutex_lock(&decoder_stream_lock);
+	pthread_mutex_unlock(&decoder_stream_lock);
+	pthread_mutex_unlock(&pads[2]->stream_lock);
+	printf("10 buffers\n");
+}
+
 /* synchronize_rcu() under a mutex that readers take inside their read side. */
 static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *rcu_reader_takes_lock(void *arg)
@@ -306,6 +364,8 @@ int main(int argc, char **argv)
 		{ "same-class-inversion", same_class_inversion },
 		{ "nested-contexts", nested_contexts },
 		{ "nested-contexts-then-inversion", nested_contexts_then_inversion },
+		{ "pipeline-buffers", pipeline_buffers },
+		{ "pipeline-buffers-then-inversion", pipeline_buffers_then_inversion },
 		{ "rcu-grace-period-deadlock", rcu_grace_period_deadlock },
 		{ "rcu-grace-period-ok", rcu_grace_period_ok },
 		{ "real-deadlock", real_deadlock },
