@@ -8,7 +8,9 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include "sandbox.h"
 #include "thread_state.h"
+#include "tracer_arena.h"
 #include "tracer_stack.h"
 
 static char *stack_base;          /* the guard page; the stack is above it */
@@ -114,15 +116,14 @@ int run_on_check_stack(struct thread_state *ts, void (*fn)(void *), void *arg)
 		return 0;
 	if (!ts->check_stack) {
 		/* A system call, in a slow path only: the checks of a new chain
-		 * on a stack the tracer cannot measure. */
-		void *p = mmap(NULL, 4096 + CHECK_STACK_SIZE, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-		if (p == MAP_FAILED)
+		 * on a stack the tracer cannot measure. Inside a seccomp sandbox
+		 * the pages come from the tracer's reserve, with no guard page
+		 * (mprotect may be what the filter kills for). */
+		char *p = tracer_pages_map(4096 + CHECK_STACK_SIZE);
+		if (!p)
 			return 0;
-		if (mprotect(p, 4096, PROT_NONE)) {
-			munmap(p, 4096 + CHECK_STACK_SIZE);
-			return 0;
-		}
+		if (!in_sandbox())
+			(void)mprotect(p, 4096, PROT_NONE);
 		ts->check_stack = p;
 	}
 	ts->check_stack_busy = 1;
@@ -147,5 +148,5 @@ void check_stack_release(struct thread_state *ts)
 	if (!p || ts->check_stack_busy)
 		return;
 	ts->check_stack = NULL;
-	munmap(p, 4096 + CHECK_STACK_SIZE);
+	tracer_pages_unmap(p, 4096 + CHECK_STACK_SIZE);
 }

@@ -63,7 +63,23 @@ run_waited "$workdir/repair.out" "$workdir/repair.err" timeout -k 5 300 \
 	"${under_test[@]}" xfs_repair -f "$workdir/image" || rc=$?
 repair_exit=$rc
 phases=$(cat "$workdir/repair.out" "$workdir/repair.err" | grep -c '^Phase [1-7] - ') || true
-output_sha=$(cat "$workdir/repair.out" "$workdir/repair.err" | sha256sum | cut -c1-16)
+# The allocation groups' workers print "- agno = N" as each starts, in
+# whatever order they run (plain too, under load): each run of those
+# lines is hashed in order of N.
+output_sha=$(cat "$workdir/repair.out" "$workdir/repair.err" |
+	awk 'function agno(line) { sub(/.*= /, "", line); return line + 0 }
+	     function flush(  i, j, t) {
+		for (i = 1; i < n; i++)
+			for (j = i; j > 0 && agno(run[j - 1]) > agno(run[j]); j--) {
+				t = run[j]; run[j] = run[j - 1]; run[j - 1] = t
+			}
+		for (i = 0; i < n; i++) print run[i]
+		n = 0
+	     }
+	     /^ *- agno = [0-9]+$/ { run[n++] = $0; next }
+	     { flush(); print }
+	     END { flush() }' |
+	sha256sum | cut -c1-16)
 
 result=pass
 ((repair_exit == 0 && phases == 7)) || result=fail
