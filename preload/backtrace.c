@@ -190,14 +190,56 @@ int stack_short(size_t need)
 	return short_of(thread_state(), (uintptr_t)__builtin_frame_address(0), need);
 }
 
+/* The stack the tracer knows that holds sp, [*lo, *hi): 1; 0 when sp is on
+ * none (a stack the program made: a coroutine's), -1 when the thread's own
+ * stack is not known (a thread the tracer did not see start). */
+static int known_stack_of(const struct thread_state *ts, uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
+{
+	const struct signal_context *sc = signal_context();
+	unsigned depth = sc->depth < MAX_SIGNAL_NESTING ? sc->depth : MAX_SIGNAL_NESTING;
+	for (unsigned i = depth; i-- > 0;) {
+		const struct signal_frame *f = &sc->frames[i];
+		if (f->altstack_hi && sp >= f->altstack_lo && sp < f->altstack_hi) {
+			*lo = f->altstack_lo;
+			*hi = f->altstack_hi;
+			return 1;
+		}
+	}
+	if (on_check_stack(ts, sp, lo)) {
+		*hi = *lo + CHECK_STACK_SIZE;
+		return 1;
+	}
+	if (on_report_stack(sp, lo)) {
+		*hi = *lo + TRACER_STACK_SIZE;
+		return 1;
+	}
+	if (ts->stack_limit && sp >= ts->stack_limit && ts->stack_top && sp < ts->stack_top) {
+		*lo = ts->stack_limit;
+		*hi = ts->stack_top;
+		return 1;
+	}
+	return ts->stack_top ? 0 : -1;
+}
+
 /* A capture with the room it needs. from: the frame to walk from (a
- * frame of the tracer's on the program's stack), or NULL for here. */
+ * frame of the tracer's on the program's stack), or NULL for here. The
+ * walk reads the stack it starts on freely and anything else only once
+ * the kernel says it can be read; on a stack the tracer does not know it
+ * never hands over to libgcc, which would read without asking (a program
+ * switching stacks with its own instructions leaves call frame
+ * information that points past its stack's end: a capture there crashed,
+ * depending on what the address space had next to it). */
 static size_t capture_with_room(struct thread_state *ts, uintptr_t *frames, size_t max, const uintptr_t *from)
 {
+	uintptr_t start = from ? (uintptr_t)from : (uintptr_t)__builtin_frame_address(0);
+	struct cfi_bounds bounds = { 0, 0, 0 };
+	int known = known_stack_of(ts, start, &bounds.lo, &bounds.hi);
+	bounds.no_fallback = known == 0;
 	tracer_enter(ts);
-	long fast = !tracer_options.fast_unwind ? -1
-		    : from ? cfi_unwind_capture_at(from, frames, max, tracer_text_lo, tracer_text_hi)
-			   : cfi_unwind_capture(frames, max, tracer_text_lo, tracer_text_hi);
+	long fast = !tracer_options.fast_unwind && known != 0
+			    ? -1
+			    : cfi_unwind_capture_at(from, frames, max, tracer_text_lo, tracer_text_hi,
+						    known < 0 ? NULL : &bounds);
 	size_t out = fast >= 0 ? (size_t)fast
 		   : unwind_backtrace && unwind_get_ip ? walk_stack(frames, max) : walk_with_glibc(frames, max);
 	tracer_leave(ts);

@@ -1,9 +1,14 @@
 /* The tracer's own unwinder (cfi_unwind.h). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include "cfi_unwind.h"
 #include "byte_reader.h"
+#include "sandbox.h"
 
 /* glibc 2.35's; weak, so that on an older glibc the preload still loads and
  * every capture goes to libgcc. */
@@ -586,14 +591,42 @@ void cfi_unwind_set_context_start(uintptr_t pc)
 	context_start_pc = pc;
 }
 
+/* A word of the stack being walked. Inside the trusted range (the stack
+ * the walk started on, up to its known top) it is read directly; elsewhere
+ * (a stack the program switched to with its own instructions, whose call
+ * frame information points past its end, into memory that may not be
+ * mapped) it is asked of the kernel first, which says EFAULT instead of
+ * raising SIGSEGV. Inside a seccomp sandbox the kernel is not asked: the
+ * word is not read. */
+static int read_word(const struct cfi_bounds *b, uintptr_t addr, int *left, uintptr_t *out)
+{
+	if (!b || (addr >= b->lo && addr < b->hi && b->hi - addr >= sizeof(uintptr_t))) {
+		*out = *(const uintptr_t *)addr;
+		return 1;
+	}
+	*left = 1;
+	if (in_sandbox())
+		return 0;
+	struct iovec local = { out, sizeof(*out) }, remote = { (void *)addr, sizeof(*out) };
+	int saved = errno;
+	long got = syscall(SYS_process_vm_readv, (long)getpid(), &local, 1L, &remote, 1L, 0L);
+	errno = saved;
+	return got == (long)sizeof(*out);
+}
+
 /* From a frame whose return address is pc, its caller's stack pointer sp
  * and %rbp: the walk. A step must move up the stack, by less than 16 MiB:
- * anything else is bad rules, and the caller unwinds with libgcc. The last
- * frame wanted is not stepped from (its rules are not looked up). */
+ * anything else is bad rules, and the caller unwinds with libgcc (-1),
+ * unless b forbids it or the walk has left the trusted range (libgcc
+ * would read the same doubtful memory, unchecked): then the frames found
+ * are all there is. The last frame wanted is not stepped from (its rules
+ * are not looked up). */
 static long walk_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *frames, size_t max,
-		      uintptr_t skip_lo, uintptr_t skip_hi)
+		      uintptr_t skip_lo, uintptr_t skip_hi, const struct cfi_bounds *b)
 {
 	size_t n = 0;
+	int left = 0;   /* a word was read outside the trusted range */
+#define WALK_FAIL() return b && (b->no_fallback || left) ? (long)n : -1
 	while (n < max && pc && pc != context_start_pc) {
 		if (pc < skip_lo || pc >= skip_hi) {
 			frames[n++] = pc;
@@ -602,25 +635,29 @@ static long walk_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *fram
 		}
 		struct cfi_rule rule = rule_of(pc);
 		if (!(rule.flags & RULE_VALID))
-			return -1;
+			WALK_FAIL();
 		if (rule.flags & RULE_RA_UNDEFINED)
 			break;   /* the outermost frame */
 		uintptr_t cfa = ((rule.flags & RULE_CFA_RBP) ? rbp : sp) + (uintptr_t)(intptr_t)rule.cfa_offset;
 		if (rule.flags & RULE_CFA_DEREF) {
 			if (cfa <= sp || cfa - sp > (16u << 20))
-				return -1;   /* the word must be in this stack too */
-			cfa = *(const uintptr_t *)cfa;
+				WALK_FAIL();   /* the word must be in this stack too */
+			if (!read_word(b, cfa, &left, &cfa))
+				break;
 		}
 		if (cfa <= sp || cfa - sp > (16u << 20))
-			return -1;
-		uintptr_t next_pc = *(const uintptr_t *)(cfa + (intptr_t)rule.ra_offset);
-		if (rule.flags & RULE_RBP_SAVED)
-			rbp = *(const uintptr_t *)(cfa + (intptr_t)rule.rbp_offset);
-		else if (rule.flags & RULE_RBP_AT_RBP)
-			rbp = *(const uintptr_t *)(rbp + (intptr_t)rule.rbp_offset);
+			WALK_FAIL();
+		uintptr_t next_pc;
+		if (!read_word(b, cfa + (intptr_t)rule.ra_offset, &left, &next_pc))
+			break;
+		if ((rule.flags & RULE_RBP_SAVED) && !read_word(b, cfa + (intptr_t)rule.rbp_offset, &left, &rbp))
+			break;
+		if ((rule.flags & RULE_RBP_AT_RBP) && !read_word(b, rbp + (intptr_t)rule.rbp_offset, &left, &rbp))
+			break;
 		sp = cfa;
 		pc = next_pc;
 	}
+#undef WALK_FAIL
 	return (long)n;
 }
 
@@ -630,15 +667,19 @@ static long walk_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *fram
 __attribute__((noinline)) long cfi_unwind_capture(uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi)
 {
 	uintptr_t *fp = __builtin_frame_address(0);
-	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, skip_lo, skip_hi);
+	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, skip_lo, skip_hi, NULL);
 }
 
 long cfi_unwind_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max)
 {
-	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, 0, 0);
+	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, 0, 0, NULL);
 }
 
-long cfi_unwind_capture_at(const uintptr_t *fp, uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi)
+__attribute__((noinline)) long cfi_unwind_capture_at(const uintptr_t *fp, uintptr_t *frames, size_t max,
+						     uintptr_t skip_lo, uintptr_t skip_hi,
+						     const struct cfi_bounds *bounds)
 {
-	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, skip_lo, skip_hi);
+	if (!fp)
+		fp = __builtin_frame_address(0);
+	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, skip_lo, skip_hi, bounds);
 }

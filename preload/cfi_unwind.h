@@ -32,11 +32,25 @@ long cfi_unwind_capture(uintptr_t *frames, size_t max, uintptr_t skip_lo, uintpt
  * the tracer's to step through. */
 long cfi_unwind_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max);
 
-/* The same from the frame at fp, leaving out the return addresses in
- * [skip_lo, skip_hi): for a capture made on another stack than the one
- * whose frames it wants (tracer_stack.h), fp being the last frame on
- * that one. */
-long cfi_unwind_capture_at(const uintptr_t *fp, uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi);
+/* Where a walk may read the stack without asking: [lo, hi), the stack it
+ * starts on up to that stack's top. A word elsewhere is asked of the
+ * kernel first (process_vm_readv: EFAULT, not SIGSEGV), and not read
+ * inside a seccomp sandbox; a word that cannot be read ends the walk.
+ * no_fallback: the walk starts on a stack the tracer does not know (a
+ * coroutine's): one that cannot go on returns the frames it found, never
+ * -1 (libgcc's unwinder would read the same memory unchecked). */
+struct cfi_bounds {
+	uintptr_t lo, hi;
+	int no_fallback;
+};
+
+/* The same from the frame at fp (NULL: the caller's), leaving out the
+ * return addresses in [skip_lo, skip_hi), reading within bounds (NULL:
+ * anywhere, as the other captures do). For a capture made on another
+ * stack than the one whose frames it wants (tracer_stack.h), fp being the
+ * last frame on that one. */
+long cfi_unwind_capture_at(const uintptr_t *fp, uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
+			   const struct cfi_bounds *bounds);
 
 /* Where a makecontext() coroutine's first function returns to (glibc's
  * __start_context, whose call frame information does not describe it as

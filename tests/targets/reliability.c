@@ -790,10 +790,13 @@ static void coro_take_locks(void)
 	}
 }
 
+/* The stack between two inaccessible pages, as coroutine libraries lay
+ * them out side by side: the one above its top makes any read past the
+ * stack's end fault, whatever else the address space holds. */
 static char *coro_stack_alloc(void)
 {
-	char *m = mmap(NULL, 4096 + CORO_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE))
+	char *m = mmap(NULL, 4096 + CORO_STACK + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE) || mprotect(m + 4096 + CORO_STACK, 4096, PROT_NONE))
 		exit(3);
 	return m + 4096;
 }
