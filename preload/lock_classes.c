@@ -416,15 +416,42 @@ static int site_shared(uint32_t class_id)
 	return 0;
 }
 
+/* Whether another class's first lock is in the static variable named
+ * `name` (offsets stripped): then the offsets tell them apart. */
+static int variable_shared(uint32_t class_id, const char *name)
+{
+	const struct lock_class *c = &lock_classes[class_id];
+	uint32_t n = __atomic_load_n(&nr_lock_classes, __ATOMIC_ACQUIRE);
+	for (uint32_t id = 1; id < n; id++) {
+		const struct lock_class *o = &lock_classes[id];
+		char other[256];
+		if (id == class_id || o->key == c->key || !o->first_instance ||
+		    (o->key_kind != CLASS_INIT_SITE && o->key_kind != CLASS_FIRST_USE) ||
+		    !symbolize_data(o->first_instance, other, sizeof(other)))
+			continue;
+		char *plus = strstr(other, "+0x");
+		if (plus)
+			*plus = 0;
+		if (strcmp(other, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static void site_class_name(uint32_t class_id, char *base, size_t size)
 {
 	const struct lock_class *c = &lock_classes[class_id];
 	/* A static first lock names the class ("counter_spin"; "locks" for
-	 * "locks+0x28": the array, not the element). */
+	 * "locks+0x28": the array, not the element), with its offset when
+	 * another class's lock is in the same variable ("demux+0x28": the
+	 * fields of a struct, each made at its own site). */
 	if (tracer_options.symbolize && c->first_instance && symbolize_data(c->first_instance, base, size)) {
 		char *plus = strstr(base, "+0x");
-		if (plus)
+		if (plus) {
 			*plus = 0;
+			if (variable_shared(class_id, base))
+				*plus = '+';
+		}
 		return;
 	}
 	site_name(c->site, base, size);

@@ -155,3 +155,15 @@ Test(lock_classes, classes_of_unnamed_callers_are_named_apart)
 	cr_expect(strcmp(a, h), "two classes, two names: '%s'", a);
 	run_free(&r);
 }
+
+/* Locks that are fields of one static variable, each made at a site of its
+ * own, are named by their offsets in it: a report that reads "lock(demux)
+ * ... lock(demux)" names nothing (GStreamer's element struct, round 5). */
+Test(lock_classes, fields_of_one_static_variable_are_named_apart)
+{
+	struct run r = classes("bug-static-struct-fields-inverted", NULL);
+	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "(server+0x28)"), "the stats lock by its offset:\n%s", r.err);
+	cr_expect(strstr(r.err, "(server+0x50)"), "the log lock by its offset:\n%s", r.err);
+	run_free(&r);
+}

@@ -348,6 +348,30 @@ static void account_pairs_then(int invert)
 	printf("done\n");
 }
 
+/* A static struct whose fields are locks, each initialized by a call of
+ * its own (three classes in one variable), two of them taken in both
+ * orders: the report must tell the fields apart ("server+0x28" against
+ * "server+0x50", not "server" twice). */
+static struct {
+	pthread_mutex_t conn_lock, stats_lock, log_lock;
+} server;
+
+SCENARIO bug_static_struct_fields_inverted(void)
+{
+	pthread_mutex_init(&server.conn_lock, NULL);
+	pthread_mutex_init(&server.stats_lock, NULL);
+	pthread_mutex_init(&server.log_lock, NULL);
+	pthread_mutex_lock(&server.stats_lock);
+	pthread_mutex_lock(&server.log_lock);
+	pthread_mutex_unlock(&server.log_lock);
+	pthread_mutex_unlock(&server.stats_lock);
+	pthread_mutex_lock(&server.log_lock);
+	pthread_mutex_lock(&server.stats_lock);
+	pthread_mutex_unlock(&server.stats_lock);
+	pthread_mutex_unlock(&server.log_lock);
+	printf("done\n");
+}
+
 SCENARIO bug_account_inversion_after_500000_pairs(void) { account_pairs_then(1); }
 SCENARIO ok_account_order_after_500000_pairs(void) { account_pairs_then(0); }
 
@@ -365,6 +389,7 @@ static const struct scenario scenarios[] = {
 	{ "bug-abba-after-300000-locks", bug_abba_after_300000_locks },
 	{ "bug-account-inversion-after-500000-pairs", bug_account_inversion_after_500000_pairs },
 	{ "ok-account-order-after-500000-pairs", ok_account_order_after_500000_pairs },
+	{ "bug-static-struct-fields-inverted", bug_static_struct_fields_inverted },
 	{ NULL, NULL },
 };
 
