@@ -3,6 +3,7 @@
  * the same decisions (as far as the scheduler lets a replay be the same). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,9 +40,17 @@ void perturb_slow(struct thread_state *ts)
 		syscall(SYS_sched_yield);
 		break;
 	case 4: {
-		/* 1-50 us: long enough to let another thread into the window */
+		/* 1-50 us: long enough to let another thread into the window.
+		 * The kernel may stretch a sleep by the thread's timer slack
+		 * (50 us by default; mpd sets 100 ms on its player threads, which
+		 * made every delay a tenth of a second): a longer slack is set
+		 * aside for the sleep, and put back. */
 		struct timespec delay = { 0, (long)(1000 + (r >> 8) % 49000) };
+		long slack = syscall(SYS_prctl, PR_GET_TIMERSLACK, 0L, 0L, 0L, 0L);
+		int narrowed = slack > delay.tv_nsec && syscall(SYS_prctl, PR_SET_TIMERSLACK, 1L, 0L, 0L, 0L) == 0;
 		syscall(SYS_nanosleep, &delay, NULL);
+		if (narrowed)
+			syscall(SYS_prctl, PR_SET_TIMERSLACK, slack, 0L, 0L, 0L);
 		break;
 	}
 	default:

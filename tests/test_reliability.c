@@ -394,6 +394,19 @@ Test(reliability, perturb_adds_no_cancellation_point)
 	run_free(&r);
 }
 
+/* perturb's short sleeps are not stretched by the thread's timer slack
+ * (mpd: 58 s of audio in 264 s instead of 0.12 s, its clients timing out;
+ * here a 1 s slack made each sleep a second and the run outlast its
+ * timeout), and the slack is the program's again after each. */
+Test(reliability, perturb_sleeps_are_not_stretched_by_the_timer_slack, .timeout = 60)
+{
+	struct run r = reliability("perturb-timer-slack", "perturb=1:seed=3", 10);
+	cr_expect_not(r.timed_out, "perturb's sleeps took the 1 s slack:\n%s", r.err);
+	cr_expect_str_eq(r.out, "timer slack kept\n", "%s", r.err);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	run_free(&r);
+}
+
 /* Reports without log_path go to descriptor 2, the program's. A program
  * started with stderr closed, or closing it, has its first open() take
  * that number for a data file: the report was written into the file. A

@@ -857,6 +857,29 @@ SCENARIO ucontext_4k_abba(void) { on_ucontext_coroutine(1); }
 SCENARIO switched_4k_ok(void) { on_switched_stack(0); }
 SCENARIO switched_4k_abba(void) { on_switched_stack(1); }
 
+/* ---- perturb and the timer slack --------------------------------------------- */
+
+/* A thread with a long timer slack (mpd sets 100 ms on its player and
+ * decoder threads: prctl(PR_SET_TIMERSLACK), to save power), taking and
+ * releasing a mutex 400 times. perturb's 1-50 us sleeps at a few of those
+ * took the slack each: ~1 s apiece here. The slack the program set is
+ * still its own afterwards. */
+#include <sys/prctl.h>
+
+SCENARIO perturb_timer_slack(void)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	unsigned long slack = 1000000000UL;
+	if (prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0))
+		exit(3);
+	for (int i = 0; i < 400; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	long now = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	printf("timer slack %s\n", now == (long)slack ? "kept" : "changed");
+}
+
 /* ---- raw clone() ------------------------------------------------------------- */
 
 /* Children made with a raw clone() (no fork handlers run: whatever lock a
@@ -1160,6 +1183,7 @@ static const struct scenario scenarios[] = {
 	{ "altstack-8k-abba", altstack_8k_abba },
 	{ "ucontext-4k-ok", ucontext_4k_ok },
 	{ "raw-clone-children", raw_clone_children },
+	{ "perturb-timer-slack", perturb_timer_slack },
 	{ "ucontext-4k-abba", ucontext_4k_abba },
 	{ "switched-4k-ok", switched_4k_ok },
 	{ "switched-4k-abba", switched_4k_abba },
