@@ -47,6 +47,10 @@ struct lock_class {
 				  (the lock-free hash table's resize mutex) */
 	uint8_t handed_off;    /* one of its locks was released by a thread that
 				  did not take it (orphaned_locks.h) */
+	uint8_t auto_nested;   /* a subclass the validator gave locks taken
+				  nested in their own class through another
+				  (lock_graph.c): cycles through it are judged
+				  by instances */
 	const char *name;      /* CLASS_NAMED only: the annotation's string */
 	uintptr_t first_instance;    /* site classes: the first lock; when it is a
 					static variable, the class is named after

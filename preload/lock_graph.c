@@ -618,9 +618,36 @@ static int path_visits(const struct path_step *path, size_t n, const uint32_t *c
  * through their held locks: A taken behind B and C, after A->B->C, closes
  * A->B->A, and A->B->C->A only through it). Records the edge either way:
  * validation goes on after a report, so one stress run finds every bug. */
+/* A cycle through a subclass the validator gave a class nested in itself
+ * through another: the subclass of one lock depends on the path that took
+ * it (a pad nested through an encoder's lock on the buffer path, directly
+ * on the event path), so such cycles are not the class order they look
+ * like. They are judged by instances: the class pairs along them are
+ * watched (every acquisition of one with the other held records its
+ * instance pair and checks the inverse), and only two instances taken in
+ * both orders are reported. */
+static int cycle_through_auto_nested(uint32_t held_class, uint32_t new_class, const struct path_step *path, size_t n)
+{
+	if (lock_classes[held_class].auto_nested || lock_classes[new_class].auto_nested)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (lock_classes[dependencies[path[i].edge].to].auto_nested)
+			return 1;
+	return 0;
+}
+
+static void watch_class_pair(uint32_t a, uint32_t b);
+
+static void watch_cycle(uint32_t held_class, uint32_t new_class, const struct path_step *path, size_t n)
+{
+	watch_class_pair(held_class, new_class);
+	for (size_t i = 0; i < n; i++)
+		watch_class_pair(dependencies[path[i].edge].from, dependencies[path[i].edge].to);
+}
+
 static int validate_dependency(const struct held_lock *held, uint32_t class_id, enum acquire_op op,
 			       uint32_t stack, const uint32_t *cycle_classes, int nr_cycle_classes,
-			       int by_urcu_worker)
+			       int by_urcu_worker, int *watched)
 {
 	int new_cycle = 0;
 	unsigned bit = dependency_bit(held, op);
@@ -636,6 +663,12 @@ static int validate_dependency(const struct held_lock *held, uint32_t class_id, 
 	if (found) {
 		struct path_step path[MAX_PATH];
 		size_t n = path_to(held->class_id, found - 1, path);
+		if (n && cycle_through_auto_nested(held->class_id, class_id, path, n)) {
+			watch_cycle(held->class_id, class_id, path, n);
+			*watched = 1;
+			found = 0;
+			n = 0;
+		}
 		new_cycle = n && !path_visits(path, n - 1, cycle_classes, nr_cycle_classes) &&
 			    !cycle_is_liburcu_design(held->class_id, class_id, by_urcu_worker, path, n) &&
 			    report_cycle_once(cycle_key(held->class_id, class_id, path, n));
@@ -723,6 +756,14 @@ static uint64_t watched_key(uint32_t held_class, uint32_t new_class)
 	return chain_mix(class_identity(held_class), class_identity(new_class)) | 1;
 }
 
+/* Both orders of a class pair watched instance by instance. */
+static void watch_class_pair(uint32_t a, uint32_t b)
+{
+	key_set_insert(watched_pairs, MAX_WATCHED_PAIRS, watched_key(a, b));
+	key_set_insert(watched_pairs, MAX_WATCHED_PAIRS, watched_key(b, a));
+	__atomic_store_n(&lock_graph_watching, 1, __ATOMIC_RELEASE);
+}
+
 /* Under the graph lock: whether every cycle the acquisition of `lock`
  * (class_id) closes is a nesting through another class: each source that
  * closes one has an instance of class_id held below it. 0 when none closes
@@ -793,9 +834,10 @@ void lock_graph_check_watched(struct thread_state *ts, const void *lock, uint32_
 	for (unsigned i = 0; i < ts->depth; i++) {
 		const struct held_lock *h = &ts->held[i];
 		if (h->kind != HELD_NONE && h->kind != HELD_RCU_READ && h->class_id && h->lock != lock &&
-		    key_set_contains(watched_pairs, MAX_WATCHED_PAIRS, watched_key(h->class_id, class_id)))
-			lock_graph_check_instance_pair(ts, h, lock_instance_generation(h->lock), lock, gen_new,
-						       class_id, ip);
+		    key_set_contains(watched_pairs, MAX_WATCHED_PAIRS, watched_key(h->class_id, class_id)) &&
+		    lock_graph_check_instance_pair(ts, h, lock_instance_generation(h->lock), lock, gen_new,
+						   class_id, ip))
+			ts->inversion_reported = 1;
 	}
 	tracer_leave(ts);
 }
@@ -846,6 +888,7 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 		tracer_lock_release(&graph);
 		uint32_t nested_class = nested ? next_nesting(ts, class_id) : 0;
 		if (nested_class && nested_class != class_id) {
+			__atomic_store_n(&lock_classes[nested_class].auto_nested, 1, __ATOMIC_RELAXED);
 			watch_nesting(ts, lock, class_id, ip, sources, closing, nr_sources);
 			class_id = nested_class;
 			nr_sources = dependency_sources(ts, class_id, implicit, sources,
@@ -885,8 +928,10 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 		goto out;
 	/* Outermost first: when paths overlap, the cycle through the outer
 	 * lock is the smaller one (A->B->A before A->B->C->A). */
+	int watched = 0;
 	for (int i = 0; i < nr_sources; i++)
-		if (validate_dependency(sources[i], class_id, op, stack, cycle_classes, nr_cycles, ts->urcu_worker) &&
+		if (validate_dependency(sources[i], class_id, op, stack, cycle_classes, nr_cycles, ts->urcu_worker,
+					&watched) &&
 		    nr_cycles < MAX_CYCLES_PER_ACQUISITION) {
 			cycle_classes[nr_cycles] = sources[i]->class_id;
 			cycles[nr_cycles++] = (struct found_cycle){ sources[i], { 0 }, lock, class_id, op, ip, stack };
@@ -896,11 +941,17 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 	if (!nested)
 		key_cache_insert(validated_chains, MAX_LOCKDEP_CHAINS, chain_key);
 	tracer_lock_release(&graph);
+	/* A cycle judged by instances: this acquisition's own pairs now (the
+	 * watching starts with it). */
+	if (watched)
+		lock_graph_check_watched(ts, lock, class_id, 0, ip);
 
 	/* Every cycle this acquisition closes is a deadlock of its own. Its
 	 * site is the program's call (liburcu's lock-free hash table takes
 	 * locks on the program's behalf). */
 	uintptr_t site = nr_cycles ? urcu_program_site(ip) : ip;
+	if (ts->inversion_reported)
+		nr_cycles = 0;   /* the same bug, reported by its instances */
 	for (int i = 0; i < nr_cycles; i++) {
 		cycles[i].ip = site;
 		if (cycles[i].held >= implicit && cycles[i].held < implicit + NR_URCU_FLAVORS) {

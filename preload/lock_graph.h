@@ -197,8 +197,10 @@ static inline int lock_graph_acquire_instance_as(struct thread_state *ts, const 
 	key = chain_key_end(key, class_id, op);
 	/* Class pairs watched instance by instance (a nesting through another
 	 * class): checked on every acquisition the caches did not answer. */
-	if (__builtin_expect(__atomic_load_n(&lock_graph_watching, __ATOMIC_ACQUIRE), 0) && op != ACQUIRE_SYNC)
+	if (__builtin_expect(__atomic_load_n(&lock_graph_watching, __ATOMIC_ACQUIRE), 0) && op != ACQUIRE_SYNC) {
+		ts->inversion_reported = 0;
 		lock_graph_check_watched(ts, lock, class_id, generation, ip);
+	}
 	/* Same-class nesting is checked on every acquisition (the pairs
 	 * are of instances, the chain of classes), and never cached. */
 	if (__builtin_expect(same_class, 0)) {

@@ -165,6 +165,10 @@ struct thread_state {
 	char *check_stack;
 	uintptr_t check_stack_caller;
 	volatile uint8_t check_stack_busy;
+	/* The acquisition under validation was reported as an inversion of
+	 * two instances (a watched class pair): the class cycle it also
+	 * closes is the same bug, not printed twice (lock_graph.c). */
+	uint8_t inversion_reported;
 };
 
 /* What takes every acquisition off the wrappers' common paths, program-wide,

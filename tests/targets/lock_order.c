@@ -277,6 +277,55 @@ SCENARIO pipeline_buffers_then_inversion(void)
 	printf("10 buffers\n");
 }
 
+/* The same pads along a pipeline with a muxer (src ! queue ! enc ! mux !
+ * sink): buffers go through the encoder's stream lock, events pass it by,
+ * so the muxer's pad is nested through another class on one path and
+ * directly on the other, and so is the sink pad after the muxer's collect
+ * lock. Every path takes the instances upstream to downstream (GStreamer,
+ * jpegenc ! avimux ! filesink: a false cycle pad/1 -> collect -> pad/1
+ * from the subclass each path gave). The twin: the collect lock held while
+ * the muxer's pad is taken, the inverse of both paths' order. */
+static pthread_mutex_t muxer_collect_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((noinline)) static void push_through_muxer(struct pipeline_pad **pads, int through_encoder)
+{
+	pthread_mutex_lock(&pads[0]->stream_lock);
+	pthread_mutex_lock(&pads[1]->stream_lock);
+	if (through_encoder)
+		pthread_mutex_lock(&encoder_stream_lock);
+	pthread_mutex_lock(&pads[2]->stream_lock);
+	pthread_mutex_lock(&muxer_collect_lock);
+	pthread_mutex_lock(&pads[3]->stream_lock);
+	pthread_mutex_unlock(&pads[3]->stream_lock);
+	pthread_mutex_unlock(&muxer_collect_lock);
+	pthread_mutex_unlock(&pads[2]->stream_lock);
+	if (through_encoder)
+		pthread_mutex_unlock(&encoder_stream_lock);
+	pthread_mutex_unlock(&pads[1]->stream_lock);
+	pthread_mutex_unlock(&pads[0]->stream_lock);
+}
+
+static void muxer_pipeline(int inverted)
+{
+	struct pipeline_pad *pads[4];
+	for (int i = 0; i < 4; i++)
+		pads[i] = pipeline_pad_new();
+	for (int i = 0; i < 5; i++) {
+		push_through_muxer(pads, 1);   /* a buffer */
+		push_through_muxer(pads, 0);   /* an event */
+	}
+	if (inverted) {
+		pthread_mutex_lock(&muxer_collect_lock);
+		pthread_mutex_lock(&pads[2]->stream_lock);
+		pthread_mutex_unlock(&pads[2]->stream_lock);
+		pthread_mutex_unlock(&muxer_collect_lock);
+	}
+	printf("buffers and events\n");
+}
+
+SCENARIO muxer_buffers_and_events(void) { muxer_pipeline(0); }
+SCENARIO muxer_collect_then_pad(void) { muxer_pipeline(1); }
+
 /* synchronize_rcu() under a mutex that readers take inside their read side. */
 static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *rcu_reader_takes_lock(void *arg)
@@ -366,6 +415,8 @@ int main(int argc, char **argv)
 		{ "nested-contexts-then-inversion", nested_contexts_then_inversion },
 		{ "pipeline-buffers", pipeline_buffers },
 		{ "pipeline-buffers-then-inversion", pipeline_buffers_then_inversion },
+		{ "muxer-buffers-and-events", muxer_buffers_and_events },
+		{ "muxer-collect-then-pad", muxer_collect_then_pad },
 		{ "rcu-grace-period-deadlock", rcu_grace_period_deadlock },
 		{ "rcu-grace-period-ok", rcu_grace_period_ok },
 		{ "real-deadlock", real_deadlock },
