@@ -612,12 +612,6 @@ static int path_visits(const struct path_step *path, size_t n, const uint32_t *c
 	return 0;
 }
 
-/* Under the graph lock: would held -> new close a cycle new -> ... -> held?
- * Returns 1 for a cycle to report: not reported before, and independent of
- * the cycles this acquisition closed already (its path does not go
- * through their held locks: A taken behind B and C, after A->B->C, closes
- * A->B->A, and A->B->C->A only through it). Records the edge either way:
- * validation goes on after a report, so one stress run finds every bug. */
 /* A cycle through a subclass the validator gave a class nested in itself
  * through another: the subclass of one lock depends on the path that took
  * it (a pad nested through an encoder's lock on the buffer path, directly
@@ -645,6 +639,13 @@ static void watch_cycle(uint32_t held_class, uint32_t new_class, const struct pa
 		watch_class_pair(dependencies[path[i].edge].from, dependencies[path[i].edge].to);
 }
 
+/* Under the graph lock: would held -> new close a cycle new -> ... -> held?
+ * Returns 1 for a cycle to report: not reported before, and independent of
+ * the cycles this acquisition closed already (its path does not go
+ * through their held locks: A taken behind B and C, after A->B->C, closes
+ * A->B->A, and A->B->C->A only through it), and not through a subclass of
+ * automatic nesting (then *watched is set: judged by instances). Records the edge either way:
+ * validation goes on after a report, so one stress run finds every bug. */
 static int validate_dependency(const struct held_lock *held, uint32_t class_id, enum acquire_op op,
 			       uint32_t stack, const uint32_t *cycle_classes, int nr_cycle_classes,
 			       int by_urcu_worker, int *watched)
