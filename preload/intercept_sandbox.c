@@ -96,13 +96,25 @@ static long after_sandbox(long ret, int strict)
 	return ret;
 }
 
+/* Whether a call can install a filter or strict mode: libseccomp's feature
+ * probes (a NULL filter, answered EFAULT when the flag is known; an action
+ * or notification query) enter no sandbox, and are not prepared for (QEMU
+ * makes them at start-up: the log's three descriptors were then kept open
+ * from there on). */
+static int seccomp_may_enter(long op, long filter)
+{
+	return op == SECCOMP_SET_MODE_STRICT || (op == SECCOMP_SET_MODE_FILTER && filter != 0);
+}
+
 int prctl(int option, ...)
 {
 	va_list ap;
 	va_start(ap, option);
 	long a2 = va_arg(ap, long), a3 = va_arg(ap, long), a4 = va_arg(ap, long), a5 = va_arg(ap, long);
 	va_end(ap);
-	if (option != PR_SET_SECCOMP)
+	if (option != PR_SET_SECCOMP || !seccomp_may_enter(a2 == SECCOMP_MODE_STRICT ? SECCOMP_SET_MODE_STRICT
+									      : SECCOMP_SET_MODE_FILTER,
+							  a2 == SECCOMP_MODE_STRICT ? 0 : a3))
 		return (int)syscall_result(raw_syscall6(SYS_prctl, option, a2, a3, a4, a5, 0));
 	before_sandbox();
 	return (int)syscall_result(after_sandbox(raw_syscall6(SYS_prctl, option, a2, a3, a4, a5, 0),
@@ -130,7 +142,7 @@ long syscall(long number, ...)
 		namespaces_before_unshare(a1);
 	else if (number == SYS_setns)
 		namespaces_before_setns(a2);
-	if (number != SYS_seccomp)
+	if (number != SYS_seccomp || !seccomp_may_enter(a1, a3))
 		return syscall_result(raw_syscall6(number, a1, a2, a3, a4, a5, a6));
 	before_sandbox();
 	return syscall_result(after_sandbox(raw_syscall6(number, a1, a2, a3, a4, a5, a6),

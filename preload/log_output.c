@@ -379,4 +379,11 @@ void log_output_close_at_exit(void)
 		unlinkat(current.dir_fd, base_name(current.path), 0);
 	else
 		unlink(current.path);
+	/* and the records beside it, opened with it and as empty */
+	if (still_ours(&records) && !fstat(records.fd, &st) && st.st_size == 0) {
+		if (records.dir_fd >= 0)
+			unlinkat(records.dir_fd, base_name(records.path), 0);
+		else
+			unlink(records.path);
+	}
 }

@@ -4,6 +4,7 @@
  * programs must run exactly as without the preload; buggy ones must get
  * their reports whole. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -612,6 +613,41 @@ Test(reliability, a_program_in_a_seccomp_sandbox_runs_as_without_the_preload)
 	cr_expect_str_eq(t.out, "ok\n", "%s", t.err);
 	cr_expect_eq(splat_count(t.err), 1, "%s", t.err);
 	cr_expect(strstr(t.err, "WARNING: possible circular locking dependency detected"), "%s", t.err);
+	run_free(&t);
+}
+
+/* libseccomp's feature probes (QEMU makes them at start-up with no
+ * sandbox wanted): a filter call with a NULL filter, an action query, the
+ * prctl form. They enter no sandbox, so the tracer prepares nothing for
+ * one: with log_path the process kept the log's directory, log and
+ * records open from there on (3 descriptors more) and left an empty
+ * records file behind. Now: the descriptors of the plain run, and no file
+ * left by a run with nothing to report. */
+Test(reliability, seccomp_feature_probes_are_not_a_sandbox)
+{
+	char dir[] = "/tmp/lockdep-rcu-probe.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char options[256], path[4096];
+	snprintf(options, sizeof(options), "log_path=%s/probe.%%p.log", dir);
+	snprintf(path, sizeof(path), "%s", build_path("targets/sandboxed"));
+	char *argv[] = { path, "probe", NULL };
+	struct run_options plain = { .preload = 0, .timeout = 10 };
+	struct run_options traced = { .preload = 1, .options = options, .timeout = 10 };
+	struct run p = run_program(argv, &plain), t = run_program(argv, &traced);
+	cr_assert_eq(p.exit_code, 0, "plain: exit %d", p.exit_code);
+	cr_expect_eq(t.exit_code, 0, "exit %d, signal %d\n%s", t.exit_code, t.signal, t.err);
+	cr_expect_str_eq(t.out, p.out, "%s", t.err);
+	DIR *d = opendir(dir);
+	int left = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		left += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	cr_expect_eq(left, 0, "files left in %s", dir);
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+	run_free(&p);
 	run_free(&t);
 }
 

@@ -17,6 +17,9 @@
  *                  in both orders
  *   tight-fork     the same filter with fork and wait4 allowed: a child
  *                  forked inside nests the two in both orders
+ *   probe          libseccomp's feature probes (a NULL filter, an action
+ *                  query, the prctl form): no sandbox; nested locks; prints
+ *                  what the probes returned and how many descriptors it has
  *   tight-wait     a thread made before holds a lock 1.5 s; the main thread
  *                  enters the tight-abba filter (for itself alone) and
  *                  waits for that lock (a wait the tracer announces)
@@ -25,10 +28,13 @@
  *                  order, then the last two in the other order
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -241,6 +247,25 @@ int main(int argc, char **argv)
 			return 4;
 		write(1, "ok\n", 3);
 		syscall(SYS_exit_group, 0);
+	}
+	if (!strcmp(argv[1], "probe")) {
+		/* What libseccomp (QEMU's) asks before any filter: whether a
+		 * flag is known (a NULL filter: EFAULT when it is) and whether
+		 * an action is; no sandbox is entered. Then locks, and the
+		 * descriptors the process has. */
+		long flag = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, NULL);
+		int flag_errno = errno;
+		unsigned action = SECCOMP_RET_KILL_PROCESS;
+		long avail = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action);
+		long old = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL);
+		nest(a, b);
+		nest(a, b);
+		int fds = 0;
+		for (int fd = 0; fd < 4096; fd++)
+			fds += fcntl(fd, F_GETFD) != -1;
+		printf("flag probe %ld %s, action %ld, prctl probe %ld, %d descriptors\n", flag,
+		       flag_errno == EFAULT ? "EFAULT" : "other", avail, old, fds);
+		return 0;
 	}
 	return 2;
 }
