@@ -71,14 +71,28 @@ static inline struct instance_pair_slot *instance_pair_bucket(const void *a, con
 #define PAIR_WHERE_IP (1ull << 62)
 #define PAIR_WHERE_ADDRESS_MASK ((1ull << 48) - 1)
 
-/* A slot's where for its key, or 0 when torn by a concurrent rewrite
- * (neither form: code addresses fit in 48 bits, depot ids in 32). */
+/* Beside where, in bits 48-61 of the stored word: the order's gate, a
+ * hash of the outermost lock its thread held exclusively besides the two
+ * (instance_pair_gate() in lock_graph.c), 0 for none. Two orders under
+ * one gate never overlap: not a deadlock. */
+#define PAIR_GATE_SHIFT 48
+#define PAIR_GATE_MASK (0x3fffull << PAIR_GATE_SHIFT)
+
+/* A slot's where for its key, without its gate, or 0 when torn by a
+ * concurrent rewrite (neither form: code addresses fit in 48 bits, depot
+ * ids in 32). */
 static inline uint64_t instance_pair_where(uint64_t key, uint64_t folded)
 {
-	uint64_t where = folded ^ key;
+	uint64_t where = (folded ^ key) & ~PAIR_GATE_MASK;
 	if ((where & ~PAIR_WHERE_ADDRESS_MASK) == PAIR_WHERE_IP || !(where >> 32))
 		return where;
 	return 0;
+}
+
+/* The gate a slot's order was recorded under (0: none, or torn). */
+static inline uint32_t instance_pair_stored_gate(uint64_t key, uint64_t folded)
+{
+	return instance_pair_where(key, folded) ? (uint32_t)(((folded ^ key) & PAIR_GATE_MASK) >> PAIR_GATE_SHIFT) : 0;
 }
 
 /* What instance_pairs_probe() found, for the insert that follows. */
@@ -90,6 +104,7 @@ struct instance_pair_probe {
 	uint64_t newer;         /* the set's newer slot as read */
 	uint64_t newer_where;
 	uint64_t other_where;   /* PAIR_INVERTED: the other order's, folded */
+	uint32_t other_gate;    /* PAIR_INVERTED: the gate it was taken under */
 };
 
 /* Looks up "`held` (instance generation gen_held) held while `lock`
@@ -119,6 +134,7 @@ static inline enum instance_pair_seen instance_pairs_probe(const void *held, uin
 			return PAIR_SEEN;
 		p->other_where = newer == (forward ^ 2) ? p->newer_where : __atomic_load_n(&set[1].where, __ATOMIC_RELAXED);
 		*other_where = instance_pair_where(forward ^ 2, p->other_where);
+		p->other_gate = instance_pair_stored_gate(forward ^ 2, p->other_where);
 		return PAIR_INVERTED;
 	}
 	return PAIR_NEW;

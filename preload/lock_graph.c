@@ -522,17 +522,43 @@ int lock_graph_report_instance_inversion(struct thread_state *ts, const struct h
 /* One held lock of the same class as the new one, another instance: the
  * pair cache is lock-free, so same-class nesting (two accounts) never
  * serializes threads on the graph lock. */
+/* The gate of an order held -> lock: the outermost lock this thread holds
+ * exclusively (a mutex, a spinlock, a write lock) besides the two, as a
+ * 14-bit hash of its address in PAIR_GATE_MASK's place; 0 for none. */
+static uint64_t instance_pair_gate(const struct thread_state *ts, const void *held, const void *lock)
+{
+	for (unsigned i = 0; i < ts->depth; i++) {
+		const struct held_lock *g = &ts->held[i];
+		if (g->kind == HELD_NONE || g->kind == HELD_RCU_READ)
+			continue;
+		if (g->lock == held || g->lock == lock ||
+		    (g->kind != HELD_MUTEX && g->kind != HELD_SPIN && g->kind != HELD_RWLOCK_WRITE))
+			return 0;
+		uint64_t h = ((uint64_t)(uintptr_t)g->lock * 0x9E3779B97F4A7C15ull) >> 50;
+		return (h ? h : 1) << PAIR_GATE_SHIFT;
+	}
+	return 0;
+}
+
 int lock_graph_check_instance_pair(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
 				   const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip)
 {
 	if (!gen_held)
 		lock_class_of_kind(held->lock, held->kind, held->acquire_ip, &gen_held);
 	struct instance_pair_probe probe;
-	uint64_t other_where;
+	uint64_t other_where = 0;
 	enum instance_pair_seen seen = instance_pairs_probe(held->lock, gen_held, lock, gen_new, &probe, &other_where);
+	uint64_t gate = instance_pair_gate(ts, held->lock, lock);
 	if (__builtin_expect(seen != PAIR_INVERTED, 1)) {
 		if (seen == PAIR_NEW)
-			instance_pairs_insert(&probe, seen, instance_pair_capture(NULL, ip));
+			instance_pairs_insert(&probe, seen, instance_pair_capture(NULL, ip) | gate);
+		return 0;
+	}
+	/* Both orders under one gate lock: they never overlap (QEMU's
+	 * AioContext locks, each order under the Big QEMU Lock). Both stay
+	 * recorded; an order taken later without the gate is reported. */
+	if (gate && probe.other_gate == gate >> PAIR_GATE_SHIFT) {
+		instance_pairs_insert(&probe, PAIR_INVERTED, instance_pair_capture(NULL, ip) | gate);
 		return 0;
 	}
 	return lock_graph_report_instance_inversion(ts, held, gen_held, lock, gen_new, class_id, ip, &probe,

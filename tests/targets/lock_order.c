@@ -163,6 +163,45 @@ SCENARIO same_class_inversion(void)
 	pthread_mutex_unlock(&x->lock); pthread_mutex_unlock(&y->lock);
 }
 
+/* Two instances of one class taken in both orders, each time under one
+ * global lock taken first (QEMU's AioContext locks, each order by a thread
+ * holding the Big QEMU Lock): the outer lock keeps the two orders from
+ * ever overlapping, so no deadlock. The twin: the second order without the
+ * global lock, a real inversion. */
+static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct account *gated_x, *gated_y;
+static int gated_second_without_gate;
+
+static void *gated_other_order(void *arg)
+{
+	(void)arg;
+	if (!gated_second_without_gate)
+		pthread_mutex_lock(&big_lock);
+	pthread_mutex_lock(&gated_y->lock);
+	pthread_mutex_lock(&gated_x->lock);
+	pthread_mutex_unlock(&gated_x->lock);
+	pthread_mutex_unlock(&gated_y->lock);
+	if (!gated_second_without_gate)
+		pthread_mutex_unlock(&big_lock);
+	return NULL;
+}
+
+static void gated_inversion(int without_gate)
+{
+	gated_x = account_new();
+	gated_y = account_new();
+	gated_second_without_gate = without_gate;
+	pthread_mutex_lock(&big_lock);
+	lock_x_then_y(gated_x, gated_y);
+	pthread_mutex_unlock(&big_lock);
+	pthread_t t;
+	pthread_create(&t, NULL, gated_other_order, NULL);
+	pthread_join(t, NULL);
+}
+
+SCENARIO same_class_orders_under_one_gate(void) { gated_inversion(0); }
+SCENARIO same_class_orders_one_without_the_gate(void) { gated_inversion(1); }
+
 /* OpenSSL 3's provider stores: every library context's store lock is made
  * at one site (one class); a parent context's store is held while a child
  * context registers: the child's gbl lock (another class), then the child's
@@ -411,6 +450,8 @@ int main(int argc, char **argv)
 		{ "condvar-inversion", condvar_inversion },
 		{ "address-ordered-same-class", address_ordered_same_class },
 		{ "same-class-inversion", same_class_inversion },
+		{ "same-class-orders-under-one-gate", same_class_orders_under_one_gate },
+		{ "same-class-orders-one-without-the-gate", same_class_orders_one_without_the_gate },
 		{ "nested-contexts", nested_contexts },
 		{ "nested-contexts-then-inversion", nested_contexts_then_inversion },
 		{ "pipeline-buffers", pipeline_buffers },
