@@ -33,6 +33,8 @@ struct lock_dependency {
 	uint8_t sync;            /* first seen as a grace-period wait */
 	uint8_t urcu_workers_only;   /* only ever made by threads liburcu started */
 	uint8_t in_reported_cycle;   /* part of a cycle that was reported (graph_path) */
+	uint32_t gate;           /* lock_graph_gate() of every time it was taken,
+				    when that was always the same; else 0 */
 };
 
 static struct lock_dependency dependencies[MAX_LOCKDEP_EDGES];
@@ -98,7 +100,7 @@ static struct lock_dependency *find_dependency(uint32_t from, uint32_t to)
 }
 
 static struct lock_dependency *add_dependency(uint32_t from, uint32_t to, const struct held_lock *held,
-					      uint32_t stack, int by_urcu_worker)
+					      uint32_t stack, int by_urcu_worker, uint32_t gate)
 {
 	if (nr_dependencies >= MAX_LOCKDEP_EDGES) {
 		report_limit_once("MAX_LOCKDEP_EDGES too low!",
@@ -112,6 +114,7 @@ static struct lock_dependency *add_dependency(uint32_t from, uint32_t to, const 
 	d->from_ip = held->acquire_ip;
 	d->stack = stack;
 	d->urcu_workers_only = (uint8_t)by_urcu_worker;
+	d->gate = gate;
 	d->next_out = lock_classes[from].first_dependency;
 	/* Published last: a lock-free reader of the list sees it whole. */
 	__atomic_store_n(&lock_classes[from].first_dependency, nr_dependencies++, __ATOMIC_RELEASE);
@@ -587,10 +590,29 @@ static unsigned dependency_bit(const struct held_lock *held, enum acquire_op op)
 /* Whether held -> new is already in the graph with this kind of acquisition
  * (and, made by the program, as the program's). */
 static int dependency_known(const struct held_lock *held, uint32_t class_id, enum acquire_op op,
-			    int by_urcu_worker)
+			    int by_urcu_worker, uint32_t gate)
 {
 	const struct lock_dependency *d = find_dependency(held->class_id, class_id);
-	return d && (d->types & (1u << dependency_bit(held, op))) && (by_urcu_worker || !d->urcu_workers_only);
+	return d && (d->types & (1u << dependency_bit(held, op))) && (by_urcu_worker || !d->urcu_workers_only) &&
+	       (!d->gate || d->gate == gate);
+}
+
+/* The gate of the edge from held (lock_graph_gate()): none out of the
+ * outermost lock itself. */
+static uint32_t edge_gate(const struct thread_state *ts, const struct held_lock *held)
+{
+	return held != &ts->held[0] && held >= ts->held && held < ts->held + MAX_LOCK_DEPTH ? lock_graph_gate(ts) : 0;
+}
+
+/* Whether every edge of the path was only ever taken under `gate`. */
+static int path_gated(const struct path_step *path, size_t n, uint32_t gate)
+{
+	if (!gate)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (dependencies[path[i].edge].gate != gate)
+			return 0;
+	return 1;
 }
 
 /* liburcu's own locks against grace periods: liburcu-cds's resize worker
@@ -674,17 +696,20 @@ static void watch_cycle(uint32_t held_class, uint32_t new_class, const struct pa
  * validation goes on after a report, so one stress run finds every bug. */
 static int validate_dependency(const struct held_lock *held, uint32_t class_id, enum acquire_op op,
 			       uint32_t stack, const uint32_t *cycle_classes, int nr_cycle_classes,
-			       int by_urcu_worker, int *watched)
+			       int by_urcu_worker, int *watched, uint32_t gate)
 {
 	int new_cycle = 0;
 	unsigned bit = dependency_bit(held, op);
 	struct lock_dependency *d = find_dependency(held->class_id, class_id);
+	int ungated = d && d->gate && d->gate != gate;   /* taken under another gate, or none */
+	if (ungated)
+		d->gate = 0;
 	/* An edge liburcu's threads made, now made by the program, is new to
 	 * the cycle search (see cycle_is_liburcu_design()). */
 	int now_the_programs = d && d->urcu_workers_only && !by_urcu_worker;
 	if (now_the_programs)
 		d->urcu_workers_only = 0;
-	if (d && (d->types & (1u << bit)) && !now_the_programs)
+	if (d && (d->types & (1u << bit)) && !now_the_programs && !ungated)
 		return 0;
 	int found = find_strong_path(class_id, op == ACQUIRE_RLOCK, held->class_id, held_read_recursive(held));
 	if (found) {
@@ -696,6 +721,10 @@ static int validate_dependency(const struct held_lock *held, uint32_t class_id, 
 			found = 0;
 			n = 0;
 		}
+		/* Every edge of it, and this one, only ever under one gate:
+		 * the waits it needs can never be at once. */
+		if (n && path_gated(path, n, gate) && (!d || d->gate == gate))
+			n = 0;
 		new_cycle = n && !path_visits(path, n - 1, cycle_classes, nr_cycle_classes) &&
 			    !cycle_is_liburcu_design(held->class_id, class_id, by_urcu_worker, path, n) &&
 			    report_cycle_once(cycle_key(held->class_id, class_id, path, n));
@@ -703,7 +732,7 @@ static int validate_dependency(const struct held_lock *held, uint32_t class_id, 
 			dependencies[path[i].edge].in_reported_cycle = 1;
 	}
 	if (!d)
-		d = add_dependency(held->class_id, class_id, held, stack, by_urcu_worker);
+		d = add_dependency(held->class_id, class_id, held, stack, by_urcu_worker, gate);
 	if (d) {
 		if (!d->types)
 			d->sync = op == ACQUIRE_SYNC;
@@ -931,7 +960,7 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 		goto out;   /* a handler interrupted our own validation */
 	int any_new = 0;
 	for (int i = 0; i < nr_sources && !any_new; i++)
-		any_new = !dependency_known(sources[i], class_id, op, ts->urcu_worker);
+		any_new = !dependency_known(sources[i], class_id, op, ts->urcu_worker, edge_gate(ts, sources[i]));
 	if (!any_new) {
 		/* A nesting goes in under a key of its own (nested_chain_key()):
 		 * the chain's key validated would skip the decision next time, and
@@ -958,7 +987,7 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 	int watched = 0;
 	for (int i = 0; i < nr_sources; i++)
 		if (validate_dependency(sources[i], class_id, op, stack, cycle_classes, nr_cycles, ts->urcu_worker,
-					&watched) &&
+					&watched, edge_gate(ts, sources[i])) &&
 		    nr_cycles < MAX_CYCLES_PER_ACQUISITION) {
 			cycle_classes[nr_cycles] = sources[i]->class_id;
 			cycles[nr_cycles++] = (struct found_cycle){ sources[i], { 0 }, lock, class_id, op, ip, stack };

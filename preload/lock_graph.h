@@ -170,6 +170,23 @@ int lock_graph_report_instance_inversion(struct thread_state *ts, const struct h
  * their class here, the first time something is taken on top of them.
  * Returns 1 when there was nothing to validate (the chain was known, or the
  * lock is not followed), 0 when the slow path ran. */
+/* The gate of this thread's acquisitions: its outermost held entry when
+ * that is a lock held exclusively (a mutex, a spinlock, a write lock),
+ * as a nonzero hash of its address; 0 for none. Two dependencies taken
+ * under one gate never wait at once (one thread at a time is inside it):
+ * a cycle all of whose edges were only ever taken under the same gate is
+ * not a deadlock (QEMU: its AioContext locks in both orders, each by a
+ * thread holding the Big QEMU Lock). The gate is not one of an edge's
+ * own: the edges out of the outermost lock itself have none. */
+static inline uint32_t lock_graph_gate(const struct thread_state *ts)
+{
+	const struct held_lock *g = &ts->held[0];
+	if (!ts->depth || (g->kind != HELD_MUTEX && g->kind != HELD_SPIN && g->kind != HELD_RWLOCK_WRITE))
+		return 0;
+	uint64_t h = (uint64_t)(uintptr_t)g->lock * 0x9E3779B97F4A7C15ull;
+	return (uint32_t)(h >> 32) | 1;
+}
+
 static inline int lock_graph_acquire_instance_as(struct thread_state *ts, const void *lock, uint32_t *class_io,
 						 uint32_t generation, enum acquire_op op, uintptr_t ip)
 {
@@ -194,6 +211,11 @@ static inline int lock_graph_acquire_instance_as(struct thread_state *ts, const 
 			hint.held_index = i;
 		}
 	}
+	/* The outermost lock, when it can be a gate (lock_graph_gate()): its
+	 * instance is part of the chain, whose validation records under which
+	 * gate each of its edges was taken. */
+	if (ts->depth >= 2)
+		key = chain_mix(key, lock_graph_gate(ts));
 	key = chain_key_end(key, class_id, op);
 	/* Class pairs watched instance by instance (a nesting through another
 	 * class): checked on every acquisition the caches did not answer. */

@@ -199,6 +199,42 @@ static void gated_inversion(int without_gate)
 	pthread_join(t, NULL);
 }
 
+/* The same with two locks of two classes (QEMU: the main loop's and an
+ * iothread's AioContext, made for two callers, under the Big QEMU Lock):
+ * a class cycle whose every edge was only taken under one gate. */
+static pthread_mutex_t main_context_lock = PTHREAD_MUTEX_INITIALIZER, io_context_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *classes_other_order(void *arg)
+{
+	(void)arg;
+	if (!gated_second_without_gate)
+		pthread_mutex_lock(&big_lock);
+	pthread_mutex_lock(&io_context_lock);
+	pthread_mutex_lock(&main_context_lock);
+	pthread_mutex_unlock(&main_context_lock);
+	pthread_mutex_unlock(&io_context_lock);
+	if (!gated_second_without_gate)
+		pthread_mutex_unlock(&big_lock);
+	return NULL;
+}
+
+static void gated_class_cycle(int without_gate)
+{
+	gated_second_without_gate = without_gate;
+	pthread_mutex_lock(&big_lock);
+	pthread_mutex_lock(&main_context_lock);
+	pthread_mutex_lock(&io_context_lock);
+	pthread_mutex_unlock(&io_context_lock);
+	pthread_mutex_unlock(&main_context_lock);
+	pthread_mutex_unlock(&big_lock);
+	pthread_t t;
+	pthread_create(&t, NULL, classes_other_order, NULL);
+	pthread_join(t, NULL);
+}
+
+SCENARIO class_orders_under_one_gate(void) { gated_class_cycle(0); }
+SCENARIO class_orders_one_without_the_gate(void) { gated_class_cycle(1); }
+
 SCENARIO same_class_orders_under_one_gate(void) { gated_inversion(0); }
 SCENARIO same_class_orders_one_without_the_gate(void) { gated_inversion(1); }
 
@@ -452,6 +488,8 @@ int main(int argc, char **argv)
 		{ "same-class-inversion", same_class_inversion },
 		{ "same-class-orders-under-one-gate", same_class_orders_under_one_gate },
 		{ "same-class-orders-one-without-the-gate", same_class_orders_one_without_the_gate },
+		{ "class-orders-under-one-gate", class_orders_under_one_gate },
+		{ "class-orders-one-without-the-gate", class_orders_one_without_the_gate },
 		{ "nested-contexts", nested_contexts },
 		{ "nested-contexts-then-inversion", nested_contexts_then_inversion },
 		{ "pipeline-buffers", pipeline_buffers },
