@@ -525,22 +525,16 @@ int lock_graph_report_instance_inversion(struct thread_state *ts, const struct h
 /* One held lock of the same class as the new one, another instance: the
  * pair cache is lock-free, so same-class nesting (two accounts) never
  * serializes threads on the graph lock. */
-/* The gate of an order held -> lock: the outermost lock this thread holds
- * exclusively (a mutex, a spinlock, a write lock) besides the two, as a
- * 14-bit hash of its address in PAIR_GATE_MASK's place; 0 for none. */
+/* The gate of an order held -> lock (lock_graph_gate(), the outermost lock
+ * held exclusively, when it is neither of the two), as 14 bits in
+ * PAIR_GATE_MASK's place; 0 for none. */
 static uint64_t instance_pair_gate(const struct thread_state *ts, const void *held, const void *lock)
 {
-	for (unsigned i = 0; i < ts->depth; i++) {
-		const struct held_lock *g = &ts->held[i];
-		if (g->kind == HELD_NONE || g->kind == HELD_RCU_READ)
-			continue;
-		if (g->lock == held || g->lock == lock ||
-		    (g->kind != HELD_MUTEX && g->kind != HELD_SPIN && g->kind != HELD_RWLOCK_WRITE))
-			return 0;
-		uint64_t h = ((uint64_t)(uintptr_t)g->lock * 0x9E3779B97F4A7C15ull) >> 50;
-		return (h ? h : 1) << PAIR_GATE_SHIFT;
-	}
-	return 0;
+	uint32_t gate = lock_graph_gate(ts);
+	if (!gate || ts->held[0].lock == held || ts->held[0].lock == lock)
+		return 0;
+	uint64_t g = gate >> 18;
+	return (g ? g : 1) << PAIR_GATE_SHIFT;
 }
 
 int lock_graph_check_instance_pair(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
