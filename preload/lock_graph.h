@@ -177,7 +177,11 @@ int lock_graph_report_instance_inversion(struct thread_state *ts, const struct h
  * a cycle all of whose edges were only ever taken under the same gate is
  * not a deadlock (QEMU: its AioContext locks in both orders, each by a
  * thread holding the Big QEMU Lock). The gate is not one of an edge's
- * own: the edges out of the outermost lock itself have none. */
+ * own: the edges out of the outermost lock itself have none. Why it holds:
+ * held[0] was taken before every lock now held and held since (a lock
+ * released and taken again, a condition wait's mutex included, goes back
+ * on top of the stack), so two threads waiting in two edges of the cycle
+ * would both hold it at once. */
 static inline uint32_t lock_graph_gate(const struct thread_state *ts)
 {
 	const struct held_lock *g = &ts->held[0];
