@@ -11,6 +11,7 @@
 #include <link.h>
 #include <ucontext.h>
 #include "backtrace.h"
+#include "real_functions.h"
 #include "cfi_unwind.h"
 #include "options.h"
 #include "signal_state.h"
@@ -80,19 +81,19 @@ void backtrace_warm_up(void)
 	Dl_info info;
 	if (dladdr((void *)&backtrace_warm_up, &info))
 		dl_iterate_phdr(find_own_text, info.dli_fbase);
-	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	void *libc = loader_dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	if (libc) {
 		glibc_backtrace = (backtrace_fn)dlsym(libc, "backtrace");
-		dlclose(libc);
+		loader_dlclose(libc);
 	}
 	if (glibc_backtrace) {
 		glibc_backtrace(raw, 4);   /* loads libgcc_s's unwinder, once */
-		void *libgcc = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
+		void *libgcc = loader_dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
 		if (libgcc) {
 			/* from libgcc_s itself, not whatever the global scope has */
 			unwind_backtrace = (int (*)(unwind_trace_fn, void *))dlsym(libgcc, "_Unwind_Backtrace");
 			unwind_get_ip = (uintptr_t (*)(struct _Unwind_Context *))dlsym(libgcc, "_Unwind_GetIP");
-			dlclose(libgcc);
+			loader_dlclose(libgcc);
 		}
 		__atomic_store_n(&unwinder_ready, 1, __ATOMIC_RELEASE);
 	}

@@ -9,6 +9,7 @@
 #include "cfi_unwind.h"
 #include "byte_reader.h"
 #include "sandbox.h"
+#include "raw_syscall.h"
 
 /* glibc 2.35's; weak, so that on an older glibc the preload still loads and
  * every capture goes to libgcc. */
@@ -608,9 +609,7 @@ static int read_word(const struct cfi_bounds *b, uintptr_t addr, int *left, uint
 	if (in_sandbox())
 		return 0;
 	struct iovec local = { out, sizeof(*out) }, remote = { (void *)addr, sizeof(*out) };
-	int saved = errno;
-	long got = syscall(SYS_process_vm_readv, (long)getpid(), &local, 1L, &remote, 1L, 0L);
-	errno = saved;
+	long got = raw_syscall(SYS_process_vm_readv, raw_getpid(), &local, 1L, &remote, 1L, 0L);
 	return got == (long)sizeof(*out);
 }
 

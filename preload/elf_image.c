@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "byte_reader.h"
+#include "raw_syscall.h"
 
 /* A section this large is not debug data of a real program: refuse it rather
  * than reserve the memory (also bounds a lying ch_size). */
@@ -75,7 +76,7 @@ bool elf_image_map_file(struct elf_image *image, const char *path)
 	if (fd < 0)
 		return false;
 	bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-	void *bytes = regular ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+	void *bytes = regular ? raw_mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
 			      : MAP_FAILED;
 	close(fd); /* the mapping keeps the file; no descriptor stays open */
 	if (bytes == MAP_FAILED)
@@ -92,7 +93,7 @@ bool elf_image_map_file(struct elf_image *image, const char *path)
 void elf_image_close(struct elf_image *image)
 {
 	if (image->mapped && image->bytes != NULL)
-		munmap((void *)image->bytes, image->size);
+		raw_munmap((void *)image->bytes, image->size);
 	*image = (struct elf_image){ 0 };
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "perturb.h"
 #include "sandbox.h"
+#include "raw_syscall.h"
 
 static uint64_t next_thread_index;
 
@@ -33,11 +34,11 @@ void perturb_slow(struct thread_state *ts)
 	uint64_t r = splitmix64(&ts->perturb_state);
 	/* Raw system calls: glibc's nanosleep() is a cancellation point, and a
 	 * delay must never make a lock or read-side call cancellable (a thread
-	 * cancelled inside pthread_mutex_unlock() leaves the mutex locked). */
-	int saved = errno;
+	 * cancelled inside pthread_mutex_unlock() leaves the mutex locked),
+	 * and they leave errno alone. */
 	switch (r & 31) {
 	case 0: case 1: case 2: case 3:
-		syscall(SYS_sched_yield);
+		raw_syscall(SYS_sched_yield);
 		break;
 	case 4: {
 		/* 1-50 us: long enough to let another thread into the window.
@@ -46,15 +47,14 @@ void perturb_slow(struct thread_state *ts)
 		 * made every delay a tenth of a second): a longer slack is set
 		 * aside for the sleep, and put back. */
 		struct timespec delay = { 0, (long)(1000 + (r >> 8) % 49000) };
-		long slack = syscall(SYS_prctl, PR_GET_TIMERSLACK, 0L, 0L, 0L, 0L);
-		int narrowed = slack > delay.tv_nsec && syscall(SYS_prctl, PR_SET_TIMERSLACK, 1L, 0L, 0L, 0L) == 0;
-		syscall(SYS_nanosleep, &delay, NULL);
+		long slack = raw_syscall(SYS_prctl, PR_GET_TIMERSLACK);
+		int narrowed = slack > delay.tv_nsec && raw_syscall(SYS_prctl, PR_SET_TIMERSLACK, 1L) == 0;
+		raw_syscall(SYS_nanosleep, &delay, NULL);
 		if (narrowed)
-			syscall(SYS_prctl, PR_SET_TIMERSLACK, slack, 0L, 0L, 0L);
+			raw_syscall(SYS_prctl, PR_SET_TIMERSLACK, slack);
 		break;
 	}
 	default:
 		break;
 	}
-	errno = saved;
 }

@@ -23,6 +23,25 @@ static const void *own_base(void)
 	return base;
 }
 
+/* The loader's dlopen() and dlclose(), never the tracer's own wrappers
+ * (intercept_deepbind.c, intercept_memory.c): a successful dlsym()
+ * allocates nothing. */
+void *loader_dlopen(const char *path, int flags)
+{
+	static void *(*fn)(const char *, int);
+	if (!fn)
+		fn = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	return fn ? fn(path, flags) : NULL;
+}
+
+int loader_dlclose(void *handle)
+{
+	static int (*fn)(void *);
+	if (!fn)
+		fn = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	return fn ? fn(handle) : -1;
+}
+
 /* A definition that is not one of our own wrappers. */
 static int is_foreign(void *fn)
 {
@@ -33,11 +52,11 @@ static int is_foreign(void *fn)
 /* dlsym in the local scope of the loaded object at `path`. */
 static void *lookup_in_object(const char *path, const char *name)
 {
-	void *handle = dlopen(path && path[0] ? path : NULL, RTLD_LAZY | RTLD_NOLOAD);
+	void *handle = loader_dlopen(path && path[0] ? path : NULL, RTLD_LAZY | RTLD_NOLOAD);
 	if (!handle)
 		return NULL;
 	void *fn = dlsym(handle, name);
-	dlclose(handle);
+	loader_dlclose(handle);
 	return is_foreign(fn) ? fn : NULL;
 }
 

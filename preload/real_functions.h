@@ -14,6 +14,11 @@ void *resolve_real(const char *name, const void *caller);
 /* Same, for a symbol version (pthread_cond_* of old binaries). */
 void *resolve_real_version(const char *name, const char *version);
 
+/* The loader's dlopen()/dlclose() for the tracer's own lookups (RTLD_NOLOAD
+ * handles of objects already loaded), never the tracer's wrappers. */
+void *loader_dlopen(const char *path, int flags);
+int loader_dlclose(void *handle);
+
 /* Declares the pointer to the real `name`, typed like our own definition. */
 #define DEFINE_REAL(name) static __typeof__(&name) real_##name
 

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "signal_state.h"
+#include "raw_syscall.h"
 
 __thread struct signal_context tracer_signal_context __attribute__((tls_model("initial-exec")));
 uint64_t handled_signals;
@@ -18,7 +19,7 @@ uint64_t signal_blocked_mask(struct signal_context *sc)
 	/* The kernel's sigset is 8 bytes on x86-64. A query never fails, so
 	 * errno is untouched. */
 	uint64_t set = 0;
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &set, sizeof(set));
+	raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &set, sizeof(set));
 	sc->blocked = set;
 	signal_fence();   /* a handler interrupting here saves and restores both */
 	sc->blocked_valid = 1;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "tracer_arena.h"
 #include "sandbox.h"
+#include "raw_syscall.h"
 
 #include <stdint.h>
 #include <sys/mman.h>
@@ -71,13 +72,13 @@ void tracer_pages_reserve(void)
 	if (__atomic_load_n(&reserve, __ATOMIC_ACQUIRE))
 		return;
 	size_t size = tracer_reservation_size(SANDBOX_RESERVE);
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = raw_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return;
 	void *none = NULL;
 	__atomic_store_n(&reserve_size, size, __ATOMIC_RELAXED);
 	if (!__atomic_compare_exchange_n(&reserve, &none, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		munmap(p, size);
+		raw_munmap(p, size);
 }
 
 static void *reserve_take(size_t size)
@@ -103,8 +104,8 @@ void *tracer_pages_map(size_t size)
 		return NULL;
 	if (in_sandbox())
 		return reserve_take(round_up(size, page_size()));
-	void *pages = mmap(NULL, round_up(size, page_size()), PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *pages = raw_mmap(NULL, round_up(size, page_size()), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return pages == MAP_FAILED ? NULL : pages;
 }
 
@@ -113,7 +114,7 @@ void tracer_pages_unmap(void *pages, size_t size)
 	if (in_sandbox() || in_reserve(pages))
 		return;
 	if (pages != NULL && size != 0)
-		munmap(pages, round_up(size, page_size()));
+		raw_munmap(pages, round_up(size, page_size()));
 }
 
 static struct arena_chunk *new_chunk(struct tracer_arena *arena, size_t block_size)
@@ -164,7 +165,7 @@ void tracer_arena_shrink(struct tracer_arena *arena, void *block, size_t old_siz
 	chunk->used = offset + round_up(new_size ? new_size : 1, TRACER_ARENA_ALIGN);
 	size_t keep = round_up(chunk->used, page_size());
 	if (chunk->size - keep >= SHRINK_UNMAP_MIN) {
-		munmap((char *)chunk + keep, chunk->size - keep);
+		raw_munmap((char *)chunk + keep, chunk->size - keep);
 		arena->mapped -= chunk->size - keep;
 		chunk->size = keep;
 	}
@@ -175,7 +176,7 @@ void tracer_arena_release(struct tracer_arena *arena)
 	struct arena_chunk *chunk = arena->chunks;
 	while (chunk != NULL) {
 		struct arena_chunk *next = chunk->next;
-		munmap(chunk, chunk->size);
+		raw_munmap(chunk, chunk->size);
 		chunk = next;
 	}
 	arena->chunks = NULL;

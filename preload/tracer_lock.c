@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "sandbox.h"
 #include "tracer_lock.h"
+#include "raw_syscall.h"
 
 static inline void cpu_relax(void)
 {
@@ -53,27 +54,21 @@ void tracer_futex_wait(int *word, int expected, int timeout_ms)
 		return;
 	}
 	struct timespec t = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
-	int saved = errno;
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, timeout_ms >= 0 ? &t : NULL, NULL, 0);
-	errno = saved;
+	raw_futex_wait(word, expected, timeout_ms >= 0 ? &t : NULL);
 }
 
 void tracer_futex_wake_all(int *word)
 {
 	if (in_sandbox())
 		return;
-	int saved = errno;
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
-	errno = saved;
+	raw_futex_wake(word, 0x7fffffff);
 }
 
 static void futex_wake_one(int *word)
 {
 	if (in_sandbox())
 		return;
-	int saved = errno;
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	errno = saved;
+	raw_futex_wake(word, 1);
 }
 
 /* The lock word: 0 free, else the holder's thread id (or OWNER_UNKNOWN
@@ -105,10 +100,7 @@ static int holder_gone(int v)
 	int tid = v & ~WAITERS;
 	if (!tid || tid == OWNER_UNKNOWN || in_sandbox())
 		return 0;
-	int saved = errno;
-	int gone = syscall(SYS_tgkill, getpid(), tid, 0) == -1 && errno == ESRCH;
-	errno = saved;
-	return gone;
+	return raw_thread_gone(tid);
 }
 
 /* How long a waiter sleeps between looks at the holder. */

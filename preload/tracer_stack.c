@@ -12,6 +12,7 @@
 #include "thread_state.h"
 #include "tracer_arena.h"
 #include "tracer_stack.h"
+#include "raw_syscall.h"
 
 static char *stack_base;          /* the guard page; the stack is above it */
 
@@ -84,8 +85,8 @@ static void call_on_stack(void (*fn)(void *), void *arg, void *top)
 void run_on_tracer_stack(void (*fn)(void *), void *arg)
 {
 	if (!stack_base) {
-		void *p = mmap(NULL, 4096 + TRACER_STACK_SIZE, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		void *p = raw_mmap(NULL, 4096 + TRACER_STACK_SIZE, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 		if (p != MAP_FAILED) {
 			mprotect(p, 4096, PROT_NONE);
 			stack_base = p;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <urcu/static/urcu-common.h>
 #include "urcu_reader_state.h"
+#include "raw_syscall.h"
 
 /* Set by urcu_reader_state_init() unless inline_read_side=0: each flavor's
  * grace-period state (NULL: call liburcu), and memb's sys_membarrier flag. */
@@ -94,7 +95,7 @@ static inline void urcu_inline_read_unlock(enum rcu_flavor f)
 		if (__builtin_expect(*futex == -1, 0)) {
 			int saved = errno;
 			*futex = 0;
-			syscall(SYS_futex, futex, FUTEX_WAKE, 1, NULL, NULL, 0);
+			raw_syscall(SYS_futex, futex, FUTEX_WAKE, 1);
 			errno = saved;
 		}
 	} else {
