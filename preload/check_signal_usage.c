@@ -15,6 +15,7 @@
 #include "signal_usage.h"
 #include "tracer_stack.h"
 #include "stack_depot.h"
+#include "log_output.h"
 
 #define USAGE_FRAMES 16
 
@@ -60,7 +61,7 @@ static void save_usage_trace(uint32_t class_id, int signo, enum signal_usage_bit
 			return;
 		}
 	}
-	report_limit_once("MAX_SIGNAL_USAGE_TRACES too low!", "signal usages are kept without their stacks");
+	log_output_limit_once("MAX_SIGNAL_USAGE_TRACES too low!", "signal usages are kept without their stacks");
 }
 
 static uint32_t usage_trace(uint32_t class_id, int signo, enum signal_usage_bit u)
@@ -385,7 +386,7 @@ static void remember_signal_safe(uint32_t class_id)
 	if (i < MAX_SIGNAL_SAFE_CLASSES)
 		__atomic_store_n(&signal_safe_classes[i], class_id, __ATOMIC_RELEASE);
 	else
-		report_limit_once("MAX_SIGNAL_SAFE_CLASSES too low!",
+		log_output_limit_once("MAX_SIGNAL_SAFE_CLASSES too low!",
 				  "locks taken in signal handlers beyond it are not checked against the graph");
 }
 

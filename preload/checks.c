@@ -18,7 +18,6 @@
 #include "lock_instances.h"
 #include <unistd.h>
 
-__thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("initial-exec")));
 
 /* "file:line" of the call site, the first word of the kernel's message
  * line: from the header's __FILE__/__LINE__, else from debug info, else the

@@ -8,9 +8,6 @@
 #include "thread_state.h"
 #include "urcu_reader_state.h"
 
-/* Registration values in thread_state.registered[]. */
-enum { URCU_NEVER_REGISTERED = 0, URCU_REGISTERED = 1, URCU_UNREGISTERED = 2 };
-
 /* Whether a dereference here is legal: in any read-side section, holding
  * any lock (the article's rule 2), or an online registered QSBR thread. */
 static inline int dereference_is_protected(const struct thread_state *ts)
@@ -68,8 +65,5 @@ void check_never_registered_reader(struct thread_state *ts);
 /* lockdep_assert_held() and friends: the kernel's plain WARNING. */
 void print_assertion(struct thread_state *ts, uintptr_t ip, const char *file, int line,
 		     const char *message);
-
-/* Where each flavor was registered, for the thread-end report. */
-extern __thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("initial-exec")));
 
 #endif

@@ -40,6 +40,9 @@
 #include "stack_depot.h"
 #include "symbolize.h"
 #include "tracer_sort.h"
+#include "raw_syscall.h"
+#include "log_output.h"
+#include "symbolizer_lock.h"
 
 static char path_template[LOG_PATH_MAX + 4096];
 static pid_t loading_pid;
@@ -219,7 +222,7 @@ static void print_graph(void *arg)
 {
 	struct dump_job *job = arg;
 	char comm[17] = "", label[64];
-	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	raw_thread_name(comm);
 	escape(comm, label, sizeof(label));
 	out_printf("digraph lockdep {\n");
 	out_printf("\tgraph [label=\"lockdep-rcu %s: %s (pid %d)\"];\n", LOCKDEP_RCU_VERSION, label, (int)getpid());
@@ -275,7 +278,7 @@ void graph_dump_write(void)
 		return;
 	if (in_sandbox()) {   /* the file cannot be made inside (sandbox.h) */
 		static const char note[] = "lockdep-rcu: graph_path not written: the process is in a seccomp sandbox\n";
-		report_raw_write(note, sizeof(note) - 1);
+		log_output_write(note, sizeof(note) - 1);
 		return;
 	}
 	size_t edges_size = sizeof(struct dependency_view) * MAX_LOCKDEP_EDGES;
@@ -284,7 +287,7 @@ void graph_dump_write(void)
 	size_t version_size = sizeof(uint16_t) * MAX_LOCK_CLASSES;
 	size_t seen_size = MAX_LOCK_CLASSES;
 	size_t total = edges_size + names_size + nodes_size + version_size + seen_size;
-	char *memory = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *memory = raw_mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (memory == MAP_FAILED)
 		return;
 	struct thread_state *ts = thread_state();
@@ -310,9 +313,9 @@ void graph_dump_write(void)
 		char line[sizeof(path) + 96];
 		int len = snprintf(line, sizeof(line), "lockdep-rcu: cannot write graph_path %s: %s\n", path,
 				   strerror(errno));
-		report_raw_write(line, len > 0 ? (size_t)len : 0);
+		log_output_write(line, len > 0 ? (size_t)len : 0);
 	}
 	errno = saved_errno;
 	tracer_leave(ts);
-	munmap(memory, total);
+	raw_munmap(memory, total);
 }

@@ -21,7 +21,8 @@
 #include "stack_depot.h"
 #include "thread_registry.h"
 #include "urcu_reader_state.h"
-#include "wait_state.h"
+#include "watchdog.h"
+#include "raw_syscall.h"
 
 /* A wait already reported, known by its thread and sequence number. */
 struct watched_wait {
@@ -42,7 +43,7 @@ struct hang_watch {
 
 static void *map_pages(size_t size)
 {
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = raw_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -352,6 +353,14 @@ static void report_stall(struct thread_state *ts, const struct thread_snapshot *
 	report_emit(ts, REPORT_RCU_STALL, 0, title, print_stall, &job);
 }
 
+/* liburcu's reader ctr of each flavor, read while the thread is still
+ * listed (its TLS valid). */
+static void snapshot_urcu_ctr(const struct thread_state *t, struct thread_snapshot *s)
+{
+	for (int f = 0; f < NR_URCU_FLAVORS; f++)
+		s->urcu_ctr[f] = urcu_reader_ctr_of(t, (enum rcu_flavor)f);
+}
+
 /* ---- a look ---------------------------------------------------------------------- */
 
 static int copy_threads(struct hang_watch *w, struct thread_state *self, size_t *n)
@@ -359,7 +368,7 @@ static int copy_threads(struct hang_watch *w, struct thread_state *self, size_t 
 	size_t want = thread_registry_count() + 16;
 	if (want > w->capacity) {
 		if (w->threads)
-			munmap(w->threads, w->capacity * sizeof(*w->threads));
+			raw_munmap(w->threads, w->capacity * sizeof(*w->threads));
 		w->capacity = want * 2;
 		w->threads = map_pages(w->capacity * sizeof(*w->threads));
 		if (!w->threads) {
@@ -367,7 +376,7 @@ static int copy_threads(struct hang_watch *w, struct thread_state *self, size_t 
 			return 0;
 		}
 	}
-	*n = thread_registry_snapshot(self, w->threads, w->capacity);
+	*n = thread_registry_snapshot(self, w->threads, w->capacity, snapshot_urcu_ctr);
 	return 1;
 }
 

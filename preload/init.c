@@ -14,8 +14,10 @@
 #include "urcu_reader_state.h"
 #include "lock_stat.h"
 #include "graph_dump.h"
-#include "wait_state.h"
+#include "watchdog.h"
+#include "lock_tracking.h"
 #include "mutex_class_tag.h"
+#include "sandbox.h"
 
 void tracer_register_fork_handlers(void);
 void signal_intercepts_init(void);
@@ -24,15 +26,18 @@ void thread_stack_note_main(void);
 __attribute__((constructor)) static void tracer_init(void)
 {
 	log_output_note_stderr();
-	report_note_process();
+	process_note_ours();
 	tracer_register_fork_handlers();
 	signal_intercepts_init();
 	thread_registry_add(thread_state());
 	thread_stack_note_main();
-	options_init();
+	options_init(log_output_write);
+	report_load_suppressions();
+	lock_class_keys_load_rules();
 	mutex_class_tags_init(tracer_options.class_cache);
 	lock_stat_setup();
-	wait_state_setup();
+	watchdog_setup();
+	lock_tracking_setup();
 	graph_dump_setup();
 	backtrace_warm_up();
 	urcu_reader_state_init();

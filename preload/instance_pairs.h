@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "options.h"
 
 #define INSTANCE_PAIR_SLOTS_PER_BUCKET 4              /* one cache line */
 #define INSTANCE_PAIR_BUCKET_BITS 13
@@ -165,7 +166,7 @@ static inline void instance_pairs_insert(const struct instance_pair_probe *p, en
  * lock wrapper's frame when the caller has it (else NULL). Pairs among many
  * locks are nearly all new: a stack each costs an unwinding at every
  * nesting (+19 ns of ~66 per many_locks pair with 4 frames). Out of line. */
-#define INSTANCE_PAIR_FRAMES_MAX 32
+#define INSTANCE_PAIR_FRAMES_MAX PAIR_FRAMES_MAX   /* options.h */
 uint64_t instance_pair_capture(const void *wrapper_frame, uintptr_t ip);
 /* The same, always a stack (max frames): for the report's own order. */
 uint64_t instance_pair_capture_stack(size_t max);

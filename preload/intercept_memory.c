@@ -29,6 +29,7 @@
 #include "check_rcu_free.h"
 #include "checks.h"
 #include "shared_mappings.h"
+#include "symbolizer_lock.h"
 
 /* The loader calls free(), realloc() and munmap() itself, also from inside
  * a failing dlsym(): resolved without dlsym(). */

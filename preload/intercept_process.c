@@ -19,6 +19,7 @@
 #include "graph_dump.h"
 #include "watchdog.h"
 #include "rcu_deref_set.h"
+#include "sandbox.h"
 
 /* ---- fork ------------------------------------------------------------------
  * Lock order (outermost first; never taken in another order anywhere):
@@ -148,7 +149,7 @@ INTERPOSE(_exit);
 
 void _exit(int status)
 {
-	if (report_process_is_ours()) {
+	if (process_is_ours()) {
 		report_wait_in_flight();
 		lock_stat_print();
 		graph_dump_write();

@@ -34,6 +34,7 @@
 #include "symbolize.h"
 #include "tracer_arena.h"
 #include "thread_state.h"
+#include "symbolizer_lock.h"
 
 #if !defined(__x86_64__)
 #error "intercept_sandbox.c makes x86-64 system calls"

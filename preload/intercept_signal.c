@@ -22,6 +22,7 @@
 #include "real_functions.h"
 #include "signal_state.h"
 #include "urcu_calls.h"
+#include "rcu_tracking.h"
 #include "check_signal_usage.h"
 
 INTERPOSE(sigaction);

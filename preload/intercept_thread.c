@@ -15,6 +15,7 @@
 #include "report.h"
 #include "thread_registry.h"
 #include "urcu_calls.h"
+#include "rcu_tracking.h"
 #include "rcu_deref_set.h"
 
 INTERPOSE(pthread_create);
@@ -192,11 +193,6 @@ static size_t stack_taken_by_tracer(void)
 		__atomic_store_n(&taken, tls + 4096, __ATOMIC_RELAXED);   /* + its frames (validation, not unwinding) */
 	}
 	return taken;
-}
-
-int tracer_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start_routine)(void *), void *arg)
-{
-	return REAL(pthread_create)(thread, attr, start_routine, arg);
 }
 
 int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict attr,

@@ -5,6 +5,7 @@
  * so a program using one flavor, or none, or dlopening liburcu late, works. */
 #define _GNU_SOURCE
 #include "urcu_calls.h"
+#include "rcu_tracking.h"
 #include "real_functions.h"
 #include "signal_state.h"
 

@@ -16,6 +16,7 @@
  * call, not the program's. */
 #define _GNU_SOURCE
 #include "urcu_calls.h"
+#include "rcu_tracking.h"
 #include "real_functions.h"
 
 struct rcu_head;

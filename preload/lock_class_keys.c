@@ -2,12 +2,13 @@
  * looked up in a cache of chains seen before, and only for a new chain
  * named with the symbolizer (which needs its lock and the tracer's stack). */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <string.h>
 #include "lock_class_keys.h"
 #include "backtrace.h"
 #include "class_rules.h"
+#include "log_output.h"
 #include "options.h"
-#include "report.h"
 #include "symbolize.h"
 #include "thread_state.h"
 
@@ -27,6 +28,7 @@ struct chain_entry {
 static struct chain_entry *chain_cache;
 
 #include "tracer_arena.h"
+#include "symbolizer_lock.h"
 
 static struct chain_entry *chain_slot(uint64_t chain, int claim)
 {
@@ -140,4 +142,17 @@ int site_key_of(struct thread_state *ts, uintptr_t ip, const uintptr_t *frames, 
 		__atomic_store_n(&e->ready, 1, __ATOMIC_RELEASE);
 	}
 	return 1;
+}
+
+void lock_class_keys_load_rules(void)
+{
+	if (!tracer_options.class_rules[0])
+		return;
+	char err[512];
+	if (class_rules_load(tracer_options.class_rules, err, sizeof(err)) < 0) {
+		char line[700];
+		int n = snprintf(line, sizeof(line),
+				 "lockdep-rcu: ignoring option 'class_rules' in LOCKDEP_RCU_OPTIONS: %s\n", err);
+		log_output_write(line, n < 0 ? 0 : (size_t)n >= sizeof(line) ? sizeof(line) - 1 : (size_t)n);
+	}
 }

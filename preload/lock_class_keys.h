@@ -39,4 +39,8 @@ int site_key_of(struct thread_state *ts, uintptr_t ip, const uintptr_t *frames, 
 /* The same, unwinding here (a few tracer frames more to step through). */
 int site_key_here(struct thread_state *ts, uintptr_t ip, struct site_key *out);
 
+/* Reads the class rules file of the options (at startup, once); a bad one
+ * is named and ignored. */
+void lock_class_keys_load_rules(void);
+
 #endif

@@ -13,10 +13,11 @@
 #include "lock_instances.h"
 #include "urcu_calls.h"
 #include "options.h"
-#include "report.h"
 #include "symbolize.h"
 #include "thread_state.h"
 #include "tracer_lock.h"
+#include "log_output.h"
+#include "symbolizer_lock.h"
 
 struct lock_class lock_classes[MAX_LOCK_CLASSES];
 static uint32_t nr_lock_classes = 1;   /* 0 means "no class" */
@@ -116,7 +117,7 @@ static uint32_t class_for(uintptr_t key, enum class_key_kind kind, unsigned subc
 	}
 	tracer_lock_release(&registry);
 	if (!id)
-		report_limit_once("MAX_LOCK_CLASSES too low!",
+		log_output_limit_once("MAX_LOCK_CLASSES too low!",
 				  "lock class table full: locks of new classes are not validated");
 	return id;
 }

@@ -17,6 +17,7 @@
 #include "tracer_lock.h"
 #include "key_set.h"
 #include "urcu_calls.h"
+#include "log_output.h"
 
 int lock_graph_enabled = 1;
 void (*lock_graph_new_dependency_hook)(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip);
@@ -85,7 +86,7 @@ static int report_cycle_once(uint64_t key)
 {
 	int added = key_set_insert(reported_cycles, MAX_REPORTED_CYCLES, key);
 	if (!added)
-		report_limit_once("MAX_REPORTED_CYCLES too low!", "a cycle reported before may be reported again");
+		log_output_limit_once("MAX_REPORTED_CYCLES too low!", "a cycle reported before may be reported again");
 	return added != 1;
 }
 
@@ -103,7 +104,7 @@ static struct lock_dependency *add_dependency(uint32_t from, uint32_t to, const 
 					      uint32_t stack, int by_urcu_worker, uint32_t gate)
 {
 	if (nr_dependencies >= MAX_LOCKDEP_EDGES) {
-		report_limit_once("MAX_LOCKDEP_EDGES too low!",
+		log_output_limit_once("MAX_LOCKDEP_EDGES too low!",
 				  "dependency table full: new lock orders are not validated any more");
 		return NULL;
 	}

@@ -7,10 +7,10 @@
 #include <sys/mman.h>
 #include "lock_instances.h"
 #include "orphaned_locks.h"
-#include "report.h"
 #include "thread_state.h"
 #include "tracer_arena.h"
 #include "tracer_lock.h"
+#include "log_output.h"
 
 struct instance_table *lock_instance_table;   /* lock_instances.h */
 struct lock_instances_head lock_instances_head = {
@@ -110,7 +110,7 @@ static uint64_t *region_granules_make(uintptr_t region)
 			return g;
 		}
 	}
-	report_limit_once("MAX_INSTANCE_REGIONS too low!",
+	log_output_limit_once("MAX_INSTANCE_REGIONS too low!",
 			  "locks in more memory regions than the tracer maps: freeing their memory does not "
 			  "forget them");
 	return NULL;
@@ -215,7 +215,7 @@ static struct instance_table *table_with_room(void)
 		slots *= 2;
 	struct instance_table *fresh = table_new(slots);
 	if (!fresh) {
-		report_limit_once("the lock instance table cannot grow (out of memory)!",
+		log_output_limit_once("the lock instance table cannot grow (out of memory)!",
 				  "locks at new addresses are not followed");
 		return NULL;
 	}

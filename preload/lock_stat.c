@@ -19,6 +19,8 @@
 #include "report_record.h"
 #include "symbolize.h"
 #include "tracer_sort.h"
+#include "raw_syscall.h"
+#include "symbolizer_lock.h"
 
 int lock_stat_enabled;
 
@@ -52,7 +54,7 @@ static struct last_acquisition *last_acquired;  /* [LAST_ACQUISITIONS] */
 
 static void *map_zeroed(size_t size)
 {
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = raw_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -215,7 +217,7 @@ void lock_stat_thread_end(struct thread_state *ts)
 	ts->hold_stamps = NULL;
 	ts->hold_stamps_gone = 1;
 	if (stamps)
-		munmap(stamps, sizeof(uint64_t) * MAX_LOCK_DEPTH);
+		raw_munmap(stamps, sizeof(uint64_t) * MAX_LOCK_DEPTH);
 }
 
 /* ---- the table at exit ------------------------------------------------------ */
@@ -244,7 +246,7 @@ static size_t out_len;
 static void out_flush(void)
 {
 	if (out_len)
-		report_raw_write(out, out_len);
+		log_output_write(out, out_len);
 	out_len = 0;
 }
 
@@ -380,7 +382,7 @@ static void print_table(void *arg)
 {
 	struct table_job *job = arg;
 	char comm[17] = "";
-	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	raw_thread_name(comm);
 	out_len = 0;
 	out_printf("\nlock_stat version 0.4\n");
 	out_rule('-', TABLE_WIDTH);
@@ -423,11 +425,11 @@ void lock_stat_print(void)
 		return;
 	if (in_sandbox()) {   /* its table needs memory mapped (sandbox.h) */
 		static const char note[] = "lockdep-rcu: lock_stat table not printed: the process is in a seccomp sandbox\n";
-		report_raw_write(note, sizeof(note) - 1);
+		log_output_write(note, sizeof(note) - 1);
 		return;
 	}
 	uint32_t nr = lock_classes_count();
-	uint32_t *order = mmap(NULL, sizeof(uint32_t) * nr + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	uint32_t *order = raw_mmap(NULL, sizeof(uint32_t) * nr + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			       -1, 0);
 	if (order == MAP_FAILED)
 		return;
@@ -438,5 +440,5 @@ void lock_stat_print(void)
 	tracer_sort(order, n, sizeof(order[0]), compare_classes);
 	struct table_job job = { order, n };
 	symbolizer_run(thread_state(), print_table, &job);
-	munmap(order, sizeof(uint32_t) * nr + 1);
+	raw_munmap(order, sizeof(uint32_t) * nr + 1);
 }

@@ -20,6 +20,54 @@
 #include "lock_instances.h"
 #include "instance_pairs.h"
 
+/* From the options at startup: lock_slow_paths and lock_slow_hooks. */
+void lock_tracking_setup(void);
+
+/* held[] is full. An allocator's fork handler takes every arena lock at
+ * once (jemalloc: 4 per CPU): the acquisition joins an entry of the same
+ * class and kind as one more reference ("count, don't push"); when there
+ * is none, it is counted in ->untracked and the limit is printed once.
+ * Out of line: rare. */
+void held_lock_overflow(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip);
+
+/* A release of a lock folded into an aggregate entry of its class:
+ * one reference less. Returns 0 when there is no such entry. */
+int held_aggregate_release(struct thread_state *ts, const void *lock, unsigned kind_mask);
+
+/* Records an acquisition. Returns the entry, or NULL when held[] is full.
+ * Inline: every lock wrapper does this, and a call would cost as much as
+ * the work. */
+static inline struct held_lock *held_lock_push(struct thread_state *ts, const void *lock,
+					       enum held_kind kind, uintptr_t ip,
+					       uint32_t class_id, uint8_t attr)
+{
+	if (__builtin_expect(ts->foreign_pending, 0))
+		foreign_releases_apply(ts);
+	unsigned d = ts->depth;
+	if (__builtin_expect(d >= MAX_LOCK_DEPTH, 0)) {
+		held_lock_overflow(ts, lock, kind, ip);
+		return 0;
+	}
+	struct held_lock *h = &ts->held[d];
+	ts->depth = d + 1;      /* reserve: a handler now stacks above */
+	signal_fence();
+	h->lock = lock;
+	h->acquire_ip = ip;
+	signal_fence();
+	/* Publish: class_id, references, kind and attr are one aligned 8-byte
+	 * word (held_lock_word), stored at once, so the kind goes last with
+	 * the fields beside it. */
+	uint64_t word = (uint64_t)class_id | (uint64_t)1 << 32 | (uint64_t)kind << 48 | (uint64_t)attr << 56;
+	__builtin_memcpy(&h->class_id, &word, sizeof(word));
+	signal_fence();
+	if (kind == HELD_RCU_READ)
+		ts->nr_readers++;
+	else
+		ts->nr_locks++;
+	return h;
+}
+
+
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define CALLER_IP() ((uintptr_t)__builtin_return_address(0))

@@ -14,10 +14,10 @@
 #include <errno.h>
 #include <time.h>
 #include "lock_stat.h"
-#include "wait_state.h"
+#include "watchdog.h"
 
 /* lock_stat_enabled | hung_task_checks: whether a blocking acquisition
- * tries the lock first. */
+ * tries the lock first (lock_tracking_setup()). */
 extern int lock_slow_paths;
 /* perturb | lock_stat_enabled: the wrappers' fast paths (lock_tracking.h)
  * are off, every acquisition and release takes the full path. */

@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include "log_output.h"
 #include "options.h"
-#include "report.h"
 #include "sandbox.h"
 #include "thread_state.h"
+#include "raw_syscall.h"
 
 struct log_file {
 	int fd;              /* -1: not open */
@@ -112,14 +112,14 @@ static void write_stderr(const char *buf, size_t len)
 	/* Raw calls: the tracer's own sigprocmask wrapper would forget the
 	 * thread's cached mask for nothing. */
 	uint64_t pipe_bit = 1ull << (SIGPIPE - 1), old = 0, pending = 0;
-	syscall(SYS_rt_sigpending, &pending, sizeof(pending));
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_bit, &old, sizeof(old));
+	raw_syscall(SYS_rt_sigpending, &pending, sizeof(pending));
+	raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_bit, &old, sizeof(old));
 	write_all(2, buf, len);
 	if (!(pending & pipe_bit)) {
 		struct timespec none = { 0, 0 };
-		syscall(SYS_rt_sigtimedwait, &pipe_bit, NULL, &none, sizeof(pipe_bit));
+		raw_syscall(SYS_rt_sigtimedwait, &pipe_bit, NULL, &none, sizeof(pipe_bit));
 	}
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 }
 
 static void expand_path(char *out, size_t size, const char *suffix)
@@ -253,7 +253,7 @@ static int directory_writable_as(const struct log_file *f, int uid, int gid)
 
 void log_output_prepare(int new_uid, int new_gid)
 {
-	options_init();
+	options_init(log_output_write);
 	if (!tracer_options.log_path[0])
 		return;
 	int saved = errno;
@@ -277,7 +277,7 @@ void log_output_prepare(int new_uid, int new_gid)
  * away, the parent's log as a fallback, else stderr. */
 static int log_fd(void)
 {
-	options_init();
+	options_init(log_output_write);
 	if (!tracer_options.log_path[0])
 		return 2;
 	if (still_ours(&current))
@@ -302,7 +302,7 @@ static int log_fd(void)
 
 void log_output_open_now(void)
 {
-	options_init();
+	options_init(log_output_write);
 	if (!tracer_options.log_path[0] || in_sandbox())
 		return;
 	int saved = errno;
@@ -336,7 +336,7 @@ void log_output_write(const char *buf, size_t len)
 void log_output_write_record(const char *buf, size_t len)
 {
 	int saved = errno;
-	options_init();
+	options_init(log_output_write);
 	if (tracer_options.log_path[0] && log_fd() != 2) {
 		/* made beside the log, through the same directory after a chroot */
 		records.dir_fd = current.dir_fd;
@@ -370,7 +370,7 @@ void log_output_close_at_exit(void)
 {
 	if (in_sandbox())
 		return;   /* no unlink inside: an empty log stays */
-	if (!per_process || wrote_anything || !still_ours(&current) || !report_process_is_ours())
+	if (!per_process || wrote_anything || !still_ours(&current) || !process_is_ours())
 		return;
 	struct stat st;
 	if (fstat(current.fd, &st) || st.st_size != 0)
@@ -385,5 +385,30 @@ void log_output_close_at_exit(void)
 			unlinkat(records.dir_fd, base_name(records.path), 0);
 		else
 			unlink(records.path);
+	}
+}
+
+void log_output_limit_once(const char *title, const char *detail)
+{
+	/* A handful of distinct limits: remember the titles already printed. */
+	static const char *printed[16];
+	for (unsigned i = 0; i < 16; i++) {
+		const char *cur = __atomic_load_n(&printed[i], __ATOMIC_ACQUIRE);
+		if (cur == title)
+			return;
+		if (!cur) {
+			const char *expected = NULL;
+			if (!__atomic_compare_exchange_n(&printed[i], &expected, title, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				if (expected == title)
+					return;
+				continue;
+			}
+			char line[320];
+			int n = snprintf(line, sizeof(line), "lockdep-rcu: BUG: %s %s; the program keeps running\n",
+					 title, detail);
+			log_output_write(line, n > 0 ? (size_t)n : 0);
+			return;
+		}
 	}
 }

@@ -35,6 +35,9 @@ void log_output_note_stderr(void);
  * processes never interleave), looping on short writes and EINTR; errno
  * is preserved. */
 void log_output_write(const char *buf, size_t len);
+/* One line, printed once per title, when a bounded table is full:
+ * "lockdep-rcu: BUG: <title> <detail>; the program keeps running". */
+void log_output_limit_once(const char *title, const char *detail);
 /* A report's record (report_record.h) to `<log>.jsonl`, when reports go to
  * a log file; nothing when they go to stderr. */
 void log_output_write_record(const char *buf, size_t len);

@@ -6,10 +6,7 @@
 #include <unistd.h>
 #include <limits.h>
 #include "options.h"
-#include "report.h"
-#include "suppressions.h"
 #include "class_rules.h"
-#include "instance_pairs.h"
 
 static const struct tracer_options default_options = {
 #define OPTION_INIT(name, type, def, desc) .name = def,
@@ -28,6 +25,16 @@ static int options_state;
 /* The parsing thread itself reports bad options, which asks for the
  * options again: it must not wait for itself. */
 static __thread int parsing_here;
+/* Where the parse in progress sends complaints and help=1's listing: the
+ * caller's writer (the log, which itself asks for the options), so this
+ * file writes nothing itself. */
+static void (*print)(const char *text, size_t len);
+
+static void print_text(const char *text, size_t len)
+{
+	if (print)
+		print(text, len);
+}
 
 static int parse_int(const char *value, size_t len, int *out)
 {
@@ -50,7 +57,7 @@ static int option_valid(const struct tracer_options *o, const char **why)
 		*why = "max_frames must be between 1 and 128";
 		return 0;
 	}
-	if (o->pair_frames < 1 || o->pair_frames > INSTANCE_PAIR_FRAMES_MAX) {
+	if (o->pair_frames < 1 || o->pair_frames > PAIR_FRAMES_MAX) {
 		*why = "pair_frames must be between 1 and 32";
 		return 0;
 	}
@@ -74,7 +81,7 @@ static void bad_option(const char *key, size_t key_len, const char *why)
 	char line[256];
 	int n = snprintf(line, sizeof(line), "lockdep-rcu: ignoring option '%.*s' in LOCKDEP_RCU_OPTIONS: %s\n",
 			 (int)key_len, key, why);
-	report_raw_write(line, n < 0 ? 0 : (size_t)n > sizeof(line) - 1 ? sizeof(line) - 1 : (size_t)n);
+	print_text(line, n < 0 ? 0 : (size_t)n > sizeof(line) - 1 ? sizeof(line) - 1 : (size_t)n);
 }
 
 /* Applies one key=value; on error leaves the option at its previous value. */
@@ -129,36 +136,7 @@ static void print_help(void)
 	}
 	TRACER_OPTIONS(OPTION_HELP)
 #undef OPTION_HELP
-	report_raw_write(buf, len < sizeof(buf) ? len : sizeof(buf) - 1);
-}
-
-/* The suppressions file is read once, here; a bad one is named and the
- * tracer goes on without rules. */
-static void load_suppressions(void)
-{
-	if (!tracer_options.suppressions[0])
-		return;
-	char err[512];
-	if (suppressions_load(tracer_options.suppressions, err, sizeof(err)) < 0) {
-		char line[700];
-		int n = snprintf(line, sizeof(line),
-				 "lockdep-rcu: ignoring option 'suppressions' in LOCKDEP_RCU_OPTIONS: %s\n", err);
-		report_raw_write(line, n < 0 ? 0 : (size_t)n >= sizeof(line) ? sizeof(line) - 1 : (size_t)n);
-	}
-}
-
-/* The class rules too: a bad file is named and ignored. */
-static void load_class_rules(void)
-{
-	if (!tracer_options.class_rules[0])
-		return;
-	char err[512];
-	if (class_rules_load(tracer_options.class_rules, err, sizeof(err)) < 0) {
-		char line[700];
-		int n = snprintf(line, sizeof(line),
-				 "lockdep-rcu: ignoring option 'class_rules' in LOCKDEP_RCU_OPTIONS: %s\n", err);
-		report_raw_write(line, n < 0 ? 0 : (size_t)n >= sizeof(line) ? sizeof(line) - 1 : (size_t)n);
-	}
+	print_text(buf, len < sizeof(buf) ? len : sizeof(buf) - 1);
 }
 
 void options_reset(void)
@@ -166,8 +144,9 @@ void options_reset(void)
 	tracer_options = default_options;
 }
 
-void options_parse(const char *text)
+void options_parse(const char *text, void (*printer)(const char *text, size_t len))
 {
+	print = printer;
 	while (text && *text) {
 		const char *end = strchr(text, ':');
 		size_t len = end ? (size_t)(end - text) : strlen(text);
@@ -183,7 +162,7 @@ void options_parse(const char *text)
 	}
 }
 
-void options_init(void)
+void options_init(void (*printer)(const char *text, size_t len))
 {
 	if (parsing_here)
 		return;
@@ -196,9 +175,7 @@ void options_init(void)
 		return;
 	}
 	parsing_here = 1;
-	options_parse(getenv("LOCKDEP_RCU_OPTIONS"));
-	load_suppressions();
-	load_class_rules();
+	options_parse(getenv("LOCKDEP_RCU_OPTIONS"), printer);
 	if (tracer_options.help)
 		print_help();
 	parsing_here = 0;

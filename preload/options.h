@@ -4,6 +4,8 @@
 #ifndef LOCKDEP_RCU_OPTIONS_H
 #define LOCKDEP_RCU_OPTIONS_H
 
+#include <stddef.h>
+
 #define LOG_PATH_MAX 512
 
 /* X(name, type, default, description); type is INT or STR. */
@@ -30,6 +32,9 @@
 	X(graph_path, STR, "", "write the lock dependency graph (Graphviz DOT) to this file at exit; %p becomes the pid") \
 	X(help, INT, 0, "print the options and their values at startup")
 
+/* The most frames pair_frames may ask for (the instance pairs' stack). */
+#define PAIR_FRAMES_MAX 32
+
 struct tracer_options {
 #define OPTION_FIELD_INT(name) int name;
 #define OPTION_FIELD_STR(name) char name[LOG_PATH_MAX];
@@ -43,12 +48,13 @@ struct tracer_options {
 extern struct tracer_options tracer_options;
 
 /* Parses LOCKDEP_RCU_OPTIONS once; cheap and idempotent, safe before
- * constructors. Bad options get one error line each and keep defaults. */
-void options_init(void);
+ * constructors. Bad options get one error line each, written with
+ * `print` (as is help=1's listing), and keep defaults. */
+void options_init(void (*print)(const char *text, size_t len));
 
 /* The parser itself, for options_init() and the unit tests: applies text
  * onto tracer_options; options_reset() restores the defaults. */
-void options_parse(const char *text);
+void options_parse(const char *text, void (*print)(const char *text, size_t len));
 void options_reset(void);
 
 #endif

@@ -5,8 +5,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "rcu_deref_set.h"
-#include "report.h"
 #include "tracer_arena.h"
+#include "log_output.h"
 
 unsigned rcu_deref_sets_advertised;
 
@@ -37,7 +37,7 @@ struct rcu_deref_set *rcu_deref_set_claim(struct thread_state *ts)
 			if (i >= MAX_DEREF_SETS)
 				__atomic_store_n(&nr_deref_sets, MAX_DEREF_SETS, __ATOMIC_RELAXED);
 			ts->deref_set_gone = 1;
-			report_limit_once("MAX_DEREF_SETS too low!",
+			log_output_limit_once("MAX_DEREF_SETS too low!",
 					  "(or no memory): the dereferences of further threads are not "
 					  "remembered, and a free() of what they hold is not reported");
 			return NULL;

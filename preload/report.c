@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "report.h"
+#include "symbolizer_lock.h"
 #include "cfi_unwind.h"
 #include "backtrace.h"
 #include "lock_classes.h"
@@ -182,7 +183,7 @@ int report_site_once(enum report_kind kind, uintptr_t site)
 	if (won)
 		return 1;
 	if (i < 0) {
-		report_limit_once("MAX_REPORT_SITES too low!", "further call sites are not reported");
+		log_output_limit_once("MAX_REPORT_SITES too low!", "further call sites are not reported");
 		return 0;
 	}
 	return site_taken((size_t)i, ts);
@@ -208,7 +209,8 @@ static void report_site_written(enum report_kind kind, uintptr_t site)
  * One report at a time (the report lock), so static buffers serve them
  * all: no allocation, nothing large on the program's stack. */
 
-static struct tracer_lock report_lock = TRACER_LOCK_INITIALIZER(TRACER_LOCK_REPORT, "report");
+/* The report lock is the symbolizer's (symbolizer_lock.h): a report names
+ * frames as it prints them. */
 
 #define REPORT_BUFFER_SIZE (64 * 1024)
 static char report_buf[REPORT_BUFFER_SIZE];
@@ -229,6 +231,19 @@ static void remember_pc(uintptr_t pc)
 {
 	if (nr_report_pcs < MAX_REPORT_PCS)
 		report_pcs[nr_report_pcs++] = pc;
+}
+
+void report_load_suppressions(void)
+{
+	if (!tracer_options.suppressions[0])
+		return;
+	char err[512];
+	if (suppressions_load(tracer_options.suppressions, err, sizeof(err)) < 0) {
+		char line[700];
+		int n = snprintf(line, sizeof(line),
+				 "lockdep-rcu: ignoring option 'suppressions' in LOCKDEP_RCU_OPTIONS: %s\n", err);
+		log_output_write(line, n < 0 ? 0 : (size_t)n >= sizeof(line) ? sizeof(line) - 1 : (size_t)n);
+	}
 }
 
 static int report_is_suppressed(enum report_kind kind)
@@ -484,36 +499,11 @@ struct report_job {
 	size_t record_len;
 };
 
-/* Set while a report body runs (under the report lock). */
-static int report_body_active;
-
-int symbolizer_run(struct thread_state *ts, void (*fn)(void *), void *arg)
-{
-	if (tracer_lock_held_by(&report_lock, ts)) {
-		if (!report_body_active)
-			return 0;
-		fn(arg);
-		return 1;
-	}
-	int saved_errno = errno;
-	int cancel = tracer_cancel_off();
-	tracer_enter(ts);
-	int ran = tracer_lock_acquire(&report_lock, ts);
-	if (ran) {
-		run_on_tracer_stack(fn, arg);
-		tracer_lock_release(&report_lock);
-	}
-	tracer_leave(ts);
-	tracer_cancel_restore(cancel);
-	errno = saved_errno;
-	return ran;
-}
-
 /* On the tracer's stack: the whole text, and the suppression decision. */
 static void build_report(void *p)
 {
 	struct report_job *job = p;
-	report_body_active = 1;
+	symbolizer_report_body(1);
 	report_len = 0;
 	nr_report_pcs = 0;
 	held_lock_role = "held";
@@ -534,7 +524,7 @@ static void build_report(void *p)
 	record_message(first, eol ? (size_t)(eol - first) : report_len - header);
 	job->suppressed = report_is_suppressed(job->kind);
 	job->record = record_end(&job->record_len);
-	report_body_active = 0;
+	symbolizer_report_body(0);
 }
 
 void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site, const char *title,
@@ -551,7 +541,7 @@ void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t
 	tracer_enter(ts);
 	if (!once_key)
 		in_flight_begin();
-	if (!tracer_lock_acquire(&report_lock, ts)) {
+	if (!tracer_lock_acquire(&symbolizer_lock, ts)) {
 		/* A signal handler interrupted this thread's own report (or its
 		 * fork preparation holds the lock): the buffer is in use. */
 		if (kind < NR_REPORT_KINDS)
@@ -571,7 +561,7 @@ void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t
 		if (kind < NR_REPORT_KINDS)
 			log_output_write_record(job.record, job.record_len);
 	}
-	tracer_lock_release(&report_lock);
+	tracer_lock_release(&symbolizer_lock);
 	if (!job.suppressed && kind < NR_REPORT_KINDS && tracer_options.halt_on_error) {
 		static const char msg[] = "lockdep-rcu: halt_on_error=1, exiting\n";
 		log_output_write(msg, sizeof(msg) - 1);
@@ -586,36 +576,6 @@ out:
 	tracer_leave(ts);
 	tracer_cancel_restore(cancel);
 	errno = saved_errno;
-}
-
-void report_raw_write(const char *buf, size_t len)
-{
-	log_output_write(buf, len);
-}
-
-void report_limit_once(const char *title, const char *detail)
-{
-	/* A handful of distinct limits: remember the titles already printed. */
-	static const char *printed[16];
-	for (unsigned i = 0; i < 16; i++) {
-		const char *cur = __atomic_load_n(&printed[i], __ATOMIC_ACQUIRE);
-		if (cur == title)
-			return;
-		if (!cur) {
-			const char *expected = NULL;
-			if (!__atomic_compare_exchange_n(&printed[i], &expected, title, 0,
-							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-				if (expected == title)
-					return;
-				continue;
-			}
-			char line[320];
-			int n = snprintf(line, sizeof(line), "lockdep-rcu: BUG: %s %s; the program keeps running\n",
-					 title, detail);
-			report_raw_write(line, n > 0 ? (size_t)n : 0);
-			return;
-		}
-	}
 }
 
 struct depth_limit {
@@ -651,28 +611,10 @@ unsigned long report_count(void)
 	return total;
 }
 
-/* The process whose reports these are: set by the constructor and in each
- * forked child (0 before the constructor: the process that loaded us). A
- * vfork() child runs no fork handler and shares this memory: its pid is
- * not this one, so its _exit() prints no summary in its parent's name (it
- * printed the parent's, and the parent's own never came). */
-static pid_t tracer_pid;
-
-void report_note_process(void)
-{
-	__atomic_store_n(&tracer_pid, getpid(), __ATOMIC_RELAXED);
-}
-
-int report_process_is_ours(void)
-{
-	pid_t owner = __atomic_load_n(&tracer_pid, __ATOMIC_RELAXED);
-	return !owner || owner == report_pid();
-}
-
 void report_print_summary(void)
 {
 	static int printed;
-	if (!report_process_is_ours())
+	if (!process_is_ours())
 		return;
 	unsigned long total = report_count();
 	unsigned long suppressed = __atomic_load_n(&suppressed_count, __ATOMIC_RELAXED);
@@ -700,7 +642,7 @@ void report_print_summary(void)
 	if (n > sizeof(line) - 2)
 		n = sizeof(line) - 2;
 	line[n++] = '\n';
-	report_raw_write(line, n);
+	log_output_write(line, n);
 }
 
 /* ---- fork ------------------------------------------------------------------ */
@@ -709,14 +651,14 @@ static int report_lock_taken_for_fork, sites_lock_taken_for_fork;
 
 void report_fork_prepare(struct thread_state *self)
 {
-	report_lock_taken_for_fork = tracer_lock_fork_prepare(&report_lock, self);
+	report_lock_taken_for_fork = tracer_lock_fork_prepare(&symbolizer_lock, self);
 	sites_lock_taken_for_fork = tracer_lock_fork_prepare(&sites_lock, self);
 }
 
 void report_fork_parent(void)
 {
 	tracer_lock_fork_parent(&sites_lock, sites_lock_taken_for_fork);
-	tracer_lock_fork_parent(&report_lock, report_lock_taken_for_fork);
+	tracer_lock_fork_parent(&symbolizer_lock, report_lock_taken_for_fork);
 }
 
 /* The child is a new process: its reports, its counts, its summary. Sites
@@ -725,9 +667,8 @@ void report_fork_parent(void)
  * threads were writing are done, since those threads are gone. */
 void report_fork_child(struct thread_state *self)
 {
-	tracer_lock_fork_child(&report_lock, report_lock_taken_for_fork, self);
+	tracer_lock_fork_child(&symbolizer_lock, report_lock_taken_for_fork, self);
 	sandbox_fork_child(self);
-	tracer_pid = report_pid();
 	for (int k = 0; k < NR_REPORT_KINDS; k++)
 		report_counts[k] = 0;
 	suppressed_count = 0;
@@ -735,7 +676,7 @@ void report_fork_child(struct thread_state *self)
 	tracer_lock_fork_child(&sites_lock, sites_lock_taken_for_fork, self);
 	/* A report this thread was writing when a signal handler forked goes
 	 * on in the child too. */
-	reports_in_flight = tracer_lock_held_by(&report_lock, self);
+	reports_in_flight = tracer_lock_held_by(&symbolizer_lock, self);
 	for (size_t i = 0; i < MAX_REPORT_SITES; i++)
 		if (report_site_owner[i] && report_site_owner[i] != self)
 			report_site_owner[i] = NULL;

@@ -61,12 +61,6 @@ void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site,
 void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t site, uintptr_t once_key,
 		       const char *title, void (*body)(struct thread_state *ts, void *arg), void *arg);
 
-/* Runs fn(arg) with the symbolizer to itself: under the report lock, on the
- * tracer's stack (the symbolizer's only lock). Inside a report body it runs
- * fn at once. Returns 0 without running fn when this thread holds the
- * report lock otherwise (a signal handler interrupting it, or fork
- * preparation). */
-int symbolizer_run(struct thread_state *ts, void (*fn)(void *), void *arg);
 
 /* In a body: */
 void report_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -105,19 +99,12 @@ const char *report_task_name(void);
 /* The comm of another thread of this process. */
 void report_thread_comm(int tid, char *buf, size_t size);
 
-/* Writes bytes to the report destination now (option errors, limits). */
-void report_raw_write(const char *buf, size_t len);
-/* One line, printed once per message, when a bounded table is full. */
-void report_limit_once(const char *title, const char *detail);
 /* held[] is full: a one-time notice naming the thread and where. */
 void report_depth_limit(struct thread_state *ts, const void *lock, uintptr_t ip);
 
-/* Whether this is the process the tracer's state belongs to: a vfork()
- * child shares the parent's memory and must not print the parent's
- * summary or remove its log. */
-int report_process_is_ours(void);
-/* The constructor: this process is the one the reports are of. */
-void report_note_process(void);
+/* Reads the suppressions file of the options (at startup, once); a bad
+ * one is named and the tracer goes on without rules. */
+void report_load_suppressions(void);
 
 /* Reports printed so far (not counting suppressed ones). */
 unsigned long report_count(void);

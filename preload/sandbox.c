@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "sandbox.h"
 #include "thread_state.h"
+#include "raw_syscall.h"
 
 int tracer_sandboxed;
 static pid_t sandbox_pid;        /* read before the sandbox; 0: ask */
@@ -54,7 +55,7 @@ pid_t thread_tid(void)
 void sandbox_prepare(struct thread_state *ts)
 {
 	sandbox_pid = getpid();
-	prctl(PR_GET_NAME, sandbox_comm, 0, 0, 0);
+	raw_thread_name(sandbox_comm);
 	if (!ts->tid)
 		ts->tid = gettid();
 	sandbox_learn_tid(ts->tid);
@@ -83,16 +84,35 @@ void report_comm(char comm[17])
 	if (in_sandbox())
 		memcpy(comm, sandbox_comm, 16);
 	else
-		prctl(PR_GET_NAME, comm, 0, 0, 0);
+		raw_thread_name(comm);
 }
 
 /* fork() was allowed in the sandbox: the forking thread is the child's
  * only one, its id the child's pid (glibc has written it in the
  * descriptor). */
+/* The process whose reports these are: set by the constructor and in each
+ * forked child (0 before the constructor: the process that loaded us). A
+ * vfork() child runs no fork handler and shares this memory: its pid is
+ * not this one, so its _exit() prints no summary in its parent's name (it
+ * printed the parent's, and the parent's own never came). */
+static pid_t tracer_pid;
+
 void sandbox_fork_child(struct thread_state *ts)
 {
 	if (in_sandbox()) {
 		ts->tid = thread_tid();
 		sandbox_pid = ts->tid;   /* 0: unknown, report_pid() asks */
 	}
+	tracer_pid = report_pid();   /* the child is a process of its own */
+}
+
+void process_note_ours(void)
+{
+	__atomic_store_n(&tracer_pid, getpid(), __ATOMIC_RELAXED);
+}
+
+int process_is_ours(void)
+{
+	pid_t owner = __atomic_load_n(&tracer_pid, __ATOMIC_RELAXED);
+	return !owner || owner == report_pid();
 }

@@ -61,4 +61,11 @@ void sandbox_learn_tid(pid_t tid);
  * the thread's id are new). */
 void sandbox_fork_child(struct thread_state *ts);
 
+/* Whether this is the process the tracer's state belongs to: a vfork()
+ * child shares the parent's memory and must not print the parent's
+ * summary or remove its log. */
+int process_is_ours(void);
+/* The constructor: this process is the one the reports are of. */
+void process_note_ours(void);
+
 #endif

@@ -5,10 +5,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "stack_depot.h"
-#include "report.h"
 #include "thread_state.h"
 #include "tracer_arena.h"
 #include "tracer_lock.h"
+#include "raw_syscall.h"
+#include "log_output.h"
 
 struct stack_record {
 	uint32_t next;          /* offset of the next record in the bucket; 0 ends */
@@ -61,7 +62,7 @@ static void map_region(void)
 	if (region)
 		return;
 	for (size_t size = tracer_reservation_size(STACK_DEPOT_BYTES); size >= DEPOT_MIN_BYTES; size /= 2) {
-		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		void *p = raw_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p != MAP_FAILED) {
 			region_bytes = size;
 			__atomic_store_n(&region, p, __ATOMIC_RELEASE);
@@ -112,7 +113,7 @@ uint32_t stack_depot_save(const uintptr_t *frames, size_t n)
 	}
 	tracer_lock_release(&depot_lock);
 	if (!id && region)
-		report_limit_once("STACK_DEPOT_BYTES too low!",
+		log_output_limit_once("STACK_DEPOT_BYTES too low!",
 				  "the stack depot is full: new dependencies are kept without their stacks");
 	return id;
 }

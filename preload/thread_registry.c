@@ -4,11 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "thread_registry.h"
-#include "report.h"
 #include "sandbox.h"
 #include "tracer_lock.h"
-#include "urcu_reader_state.h"
 #include "wait_state.h"
+#include "log_output.h"
 
 static struct thread_state *threads[MAX_REGISTERED_THREADS];
 static unsigned nr_slots;   /* slots in use are below this */
@@ -33,7 +32,7 @@ void thread_registry_add(struct thread_state *ts)
 	}
 	tracer_lock_release(&registry);
 	if (!ts->listed)
-		report_limit_once("MAX_REGISTERED_THREADS too low!",
+		log_output_limit_once("MAX_REGISTERED_THREADS too low!",
 				  "some threads are not listed: a lock they hold is not found when another thread releases it");
 }
 
@@ -97,18 +96,21 @@ static void snapshot_one(const struct thread_state *t, struct thread_snapshot *s
 		s->held[i] = t->held[i];
 	memcpy(s->nesting, t->nesting, sizeof(s->nesting));
 	memcpy(s->registered, t->registered, sizeof(s->registered));
-	for (int f = 0; f < NR_URCU_FLAVORS; f++)
-		s->urcu_ctr[f] = urcu_reader_ctr_of(t, (enum rcu_flavor)f);
 }
 
-size_t thread_registry_snapshot(struct thread_state *self, struct thread_snapshot *out, size_t max)
+size_t thread_registry_snapshot(struct thread_state *self, struct thread_snapshot *out, size_t max,
+				void (*more)(const struct thread_state *t, struct thread_snapshot *s))
 {
 	if (!tracer_lock_acquire(&registry, self))
 		return 0;
 	size_t n = 0;
 	for (unsigned i = 0; i < nr_slots && n < max; i++)
-		if (threads[i])
-			snapshot_one(threads[i], &out[n++]);
+		if (threads[i]) {
+			snapshot_one(threads[i], &out[n]);
+			if (more)
+				more(threads[i], &out[n]);
+			n++;
+		}
 	tracer_lock_release(&registry);
 	return n;
 }

@@ -38,8 +38,11 @@ struct thread_snapshot {
 };
 
 /* Copies every listed thread (self included when listed), at most max;
- * returns how many, or 0 when the registry lock is this thread's. */
-size_t thread_registry_snapshot(struct thread_state *self, struct thread_snapshot *out, size_t max);
+ * returns how many, or 0 when the registry lock is this thread's. `more`
+ * (may be NULL) adds what a layer above keeps of a thread (liburcu's reader
+ * ctr), still under the registry lock. */
+size_t thread_registry_snapshot(struct thread_state *self, struct thread_snapshot *out, size_t max,
+				void (*more)(const struct thread_state *t, struct thread_snapshot *s));
 /* The number of listed threads now. */
 size_t thread_registry_count(void);
 

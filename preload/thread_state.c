@@ -2,48 +2,9 @@
  * in thread_state.h. */
 #include <pthread.h>
 #include "thread_state.h"
-#include "report.h"
-#include "lock_classes.h"
-#include "lock_stat.h"
 
 __thread struct thread_state tracer_thread __attribute__((tls_model("initial-exec")));
 unsigned acquire_unusual_globals;
-
-void held_lock_overflow(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip)
-{
-	uint32_t class_id = ts->in_tracer ? 0 : lock_class_of(lock, ip);
-	for (unsigned i = 0; class_id && i < ts->depth; i++) {
-		struct held_lock *h = &ts->held[i];
-		if (h->kind != kind || held_class_lookup(h) != class_id)
-			continue;
-		if (!(h->attr & HELD_ATTR_AGGREGATE)) {
-			h->attr |= HELD_ATTR_AGGREGATE;
-			ts->nr_aggregates++;
-		}
-		if (h->references < UINT16_MAX) {
-			h->references++;
-			return;
-		}
-	}
-	ts->untracked++;
-	report_depth_limit(ts, lock, ip);
-}
-
-int held_aggregate_release(struct thread_state *ts, const void *lock, unsigned kind_mask)
-{
-	uint32_t class_id = lock_class_peek(lock);
-	for (int i = (int)ts->depth - 1; class_id && i >= 0; i--) {
-		struct held_lock *h = &ts->held[i];
-		if (!held_is_aggregate(h) || !(kind_mask & KIND_BIT(h->kind)) || h->class_id != class_id)
-			continue;
-		if (h->references > 1)
-			h->references--;
-		else
-			held_lock_remove(ts, i);
-		return 1;
-	}
-	return 0;
-}
 
 void held_lock_close_gap(struct thread_state *ts, unsigned i)
 {
@@ -61,8 +22,10 @@ void held_lock_close_gap(struct thread_state *ts, unsigned i)
 		signal_fence();
 		to->kind = from->kind;
 		signal_fence();
-		if (ts->hold_stamps)
-			lock_stat_moved(ts, j, j + 1);
+		if (ts->hold_stamps) {   /* lock_stat's stamps move with their entries */
+			ts->hold_stamps[j] = ts->hold_stamps[j + 1];
+			ts->hold_stamps[j + 1] = 0;
+		}
 	}
 }
 

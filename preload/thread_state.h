@@ -101,6 +101,9 @@ struct acquire_cache_entry {
 	uint64_t value;         /* class id | epoch << 32 */
 };
 
+/* Registration values in thread_state.registered[]. */
+enum urcu_registration { URCU_NEVER_REGISTERED = 0, URCU_REGISTERED = 1, URCU_UNREGISTERED = 2 };
+
 struct thread_state {
 	/* Non-zero while the tracer itself runs (reporting, unwinding,
 	 * symbolizing): every wrapper then goes straight to the real call.
@@ -133,7 +136,7 @@ struct thread_state {
 	unsigned nr_locks;      /* published entries that are locks */
 	unsigned nr_readers;    /* published entries that are read-side sections */
 	uint16_t nesting[NR_FLAVORS];
-	uint8_t registered[NR_URCU_FLAVORS];
+	uint8_t registered[NR_URCU_FLAVORS];   /* enum urcu_registration */
 	uint8_t qsbr_offline;   /* registered with QSBR but offline */
 	uint8_t urcu_worker;    /* a thread liburcu made (call_rcu workers) */
 	uint8_t defer_registered[NR_URCU_FLAVORS];   /* rcu_defer_register_thread() */
@@ -227,57 +230,13 @@ static inline enum rcu_flavor held_underlying(const struct held_lock *h)
 	return (enum rcu_flavor)HELD_ATTR_UNDERLYING(h->attr);
 }
 
-/* held[] is full. An allocator's fork handler takes every arena lock at
- * once (jemalloc: 4 per CPU): the acquisition joins an entry of the same
- * class and kind as one more reference ("count, don't push"); when there
- * is none, it is counted in ->untracked and the limit is printed once.
- * Out of line: rare. */
-void held_lock_overflow(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip);
-
 static inline int held_is_aggregate(const struct held_lock *h)
 {
 	return h->kind != HELD_RCU_READ && (h->attr & HELD_ATTR_AGGREGATE);
 }
 
-/* A release of a lock folded into an aggregate entry of its class:
- * one reference less. Returns 0 when there is no such entry. */
-int held_aggregate_release(struct thread_state *ts, const void *lock, unsigned kind_mask);
-
 /* Another thread released locks this thread holds: drop them. */
 void foreign_releases_apply(struct thread_state *ts);
-
-/* Records an acquisition. Returns the entry, or NULL when held[] is full.
- * Inline: every lock wrapper does this, and a call would cost as much as
- * the work. */
-static inline struct held_lock *held_lock_push(struct thread_state *ts, const void *lock,
-					       enum held_kind kind, uintptr_t ip,
-					       uint32_t class_id, uint8_t attr)
-{
-	if (__builtin_expect(ts->foreign_pending, 0))
-		foreign_releases_apply(ts);
-	unsigned d = ts->depth;
-	if (__builtin_expect(d >= MAX_LOCK_DEPTH, 0)) {
-		held_lock_overflow(ts, lock, kind, ip);
-		return 0;
-	}
-	struct held_lock *h = &ts->held[d];
-	ts->depth = d + 1;      /* reserve: a handler now stacks above */
-	signal_fence();
-	h->lock = lock;
-	h->acquire_ip = ip;
-	signal_fence();
-	/* Publish: class_id, references, kind and attr are one aligned 8-byte
-	 * word (held_lock_word), stored at once, so the kind goes last with
-	 * the fields beside it. */
-	uint64_t word = (uint64_t)class_id | (uint64_t)1 << 32 | (uint64_t)kind << 48 | (uint64_t)attr << 56;
-	__builtin_memcpy(&h->class_id, &word, sizeof(word));
-	signal_fence();
-	if (kind == HELD_RCU_READ)
-		ts->nr_readers++;
-	else
-		ts->nr_locks++;
-	return h;
-}
 
 /* Index of the innermost entry for lock with one of the kinds in kind_mask
  * (bit per enum held_kind), or -1. Locks are mostly released innermost

@@ -4,7 +4,7 @@
 #ifndef LOCKDEP_RCU_URCU_CALLS_H
 #define LOCKDEP_RCU_URCU_CALLS_H
 
-#include "rcu_tracking.h"
+#include "thread_state.h"
 #include "urcu_reader_state.h"
 
 /* The library's own calls (QSBR synchronize_rcu -> thread_offline,

@@ -12,6 +12,7 @@
 #include "thread_state.h"
 
 unsigned urcu_readable_flavors;
+__thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("initial-exec")));
 struct urcu_gp *urcu_inline_gp[NR_URCU_FLAVORS];
 int *urcu_inline_memb_membarrier;
 int urcu_inline_qsbr;

@@ -97,4 +97,8 @@ static inline unsigned inline_readers(const struct thread_state *ts)
 	return found;
 }
 
+/* Where this thread registered with each flavor (the register call's
+ * site), for reports about its read sides. */
+extern __thread uintptr_t registered_ip[NR_URCU_FLAVORS] __attribute__((tls_model("initial-exec")));
+
 #endif

@@ -45,13 +45,13 @@
 #include "backtrace.h"
 #include "hang_reports.h"
 #include "lock_stat.h"
-#include "lock_wait.h"
 #include "options.h"
 #include "real_functions.h"
 #include "stack_depot.h"
 #include "thread_registry.h"
+#include "raw_syscall.h"
 
-int hung_task_checks, stall_checks, lock_slow_paths, lock_slow_hooks;
+int hung_task_checks, stall_checks;
 
 /* The waiting call's stack, kept for the report. */
 #define WAIT_FRAMES 16
@@ -91,13 +91,10 @@ static int find_allocator(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-void wait_state_setup(void)
+void watchdog_setup(void)
 {
 	hung_task_checks = tracer_options.hung_task_timeout > 0;
 	stall_checks = tracer_options.stall_timeout > 0;
-	__atomic_store_n(&lock_slow_paths, hung_task_checks | lock_stat_enabled, __ATOMIC_RELAXED);
-	__atomic_store_n(&lock_slow_hooks, (tracer_options.perturb != 0) | lock_stat_enabled, __ATOMIC_RELAXED);
-	acquire_unusual_globals_set(UNUSUAL_SLOW_HOOKS, lock_slow_hooks);
 	if (hung_task_checks || stall_checks)
 		dl_iterate_phdr(find_allocator, (void *)(uintptr_t)next_malloc());
 }
@@ -109,7 +106,7 @@ static int in_allocator(uintptr_t ip)
 
 static long futex(int *word, int op, int value)
 {
-	return syscall(SYS_futex, word, op, value, NULL, NULL, 0);
+	return raw_syscall(SYS_futex, word, op, value);
 }
 
 /* ---- the thread ----------------------------------------------------------- */
@@ -127,7 +124,7 @@ static void sleep_ns(uint64_t ns)
 	uint64_t end = now_ns() + ns;
 	for (uint64_t now = now_ns(); now < end && !__atomic_load_n(&stop_word, __ATOMIC_SEQ_CST); now = now_ns()) {
 		struct timespec t = { (time_t)((end - now) / 1000000000u), (long)((end - now) % 1000000000u) };
-		syscall(SYS_futex, &stop_word, FUTEX_WAIT_PRIVATE, 0, &t, NULL, 0);
+		raw_futex_wait(&stop_word, 0, &t);
 	}
 }
 
@@ -148,8 +145,8 @@ static void *watchdog_main(void *arg)
 	(void)arg;
 	struct thread_state *ts = thread_state();
 	ts->in_tracer = 1;   /* for good: nothing it does is the program's */
-	__atomic_store_n(&watchdog_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	prctl(PR_SET_NAME, "lockdep-watch", 0, 0, 0);
+	__atomic_store_n(&watchdog_tid, raw_gettid(), __ATOMIC_RELEASE);
+	raw_syscall(SYS_prctl, PR_SET_NAME, "lockdep-watch");
 	if (!watch)
 		watch = hang_watch_new();
 	while (!__atomic_load_n(&stop_word, __ATOMIC_SEQ_CST)) {
@@ -165,6 +162,12 @@ static void *watchdog_main(void *arg)
 	return NULL;
 }
 
+/* The real calls, not the tracer's own wrappers: the watchdog is no thread
+ * of the program's (pthread_sigmask(), unlike a raw rt_sigprocmask, keeps
+ * glibc's internal signals unblocked, which setuid() needs). */
+INTERPOSE(pthread_create)
+INTERPOSE(pthread_sigmask)
+
 /* Starts the thread with every signal blocked (it inherits the mask). */
 static void start_watchdog(void)
 {
@@ -173,15 +176,15 @@ static void start_watchdog(void)
 		return;
 	sigset_t all, saved;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &saved);
+	REAL(pthread_sigmask)(SIG_SETMASK, &all, &saved);
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
 	__atomic_store_n(&watchdog_tid, 0, __ATOMIC_RELAXED);
 	/* Joinable: watchdog_stop() waits for its end. */
-	int ret = tracer_thread_create(&watchdog_thread, &attr, watchdog_main, NULL);
+	int ret = REAL(pthread_create)(&watchdog_thread, &attr, watchdog_main, NULL);
 	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	REAL(pthread_sigmask)(SIG_SETMASK, &saved, NULL);
 	__atomic_store_n(&started, ret == 0 ? 2 : 0, __ATOMIC_RELEASE);
 }
 
@@ -253,7 +256,7 @@ int watchdog_stop(void)
 	 * it takes the thread out of the process: wait for that too, or the
 	 * call the program makes next still sees two threads. */
 	pid_t pid = getpid(), tid = __atomic_load_n(&watchdog_tid, __ATOMIC_ACQUIRE);
-	for (int i = 0; tid && i < 1000000 && syscall(SYS_tgkill, pid, tid, 0) == 0; i++)
+	for (int i = 0; tid && i < 1000000 && raw_syscall(SYS_tgkill, pid, tid, 0) == 0; i++)
 		sched_yield();
 	__atomic_store_n(&stop_word, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&started, 0, __ATOMIC_RELEASE);

@@ -5,11 +5,11 @@
 #include <string.h>
 #include "options.h"
 
-/* The parser reports through report_raw_write(); capture it here. */
+/* The parser reports through the writer it is given; capture it here. */
 static char errors[4096];
 static size_t errors_len;
 
-void report_raw_write(const char *buf, size_t len)
+static void capture(const char *buf, size_t len)
 {
 	if (errors_len + len >= sizeof(errors))
 		len = sizeof(errors) - errors_len - 1;
@@ -23,7 +23,7 @@ static void parse(const char *text)
 	errors_len = 0;
 	errors[0] = 0;
 	options_reset();
-	options_parse(text);
+	options_parse(text, capture);
 }
 
 static int lines(const char *s)

@@ -14,7 +14,7 @@
 
 /* The limit messages the structures print (report.c in the tracer). */
 static int limits_hit;
-void report_limit_once(const char *title, const char *detail)
+void log_output_limit_once(const char *title, const char *detail)
 {
 	(void)title, (void)detail;
 	limits_hit++;
