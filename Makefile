@@ -10,14 +10,15 @@ BUILD := build
 
 WARN := -Wall -Wextra
 CFLAGS ?= -O2 -g
-PRELOAD_CFLAGS := $(CFLAGS) $(WARN) -fPIC -pthread -fno-omit-frame-pointer \
+PRELOAD_CFLAGS := $(CFLAGS) $(WARN) -Ipreload -fPIC -pthread -fno-omit-frame-pointer \
 	-ftls-model=initial-exec
 PRELOAD_LDFLAGS := -shared -pthread -ldl -Wl,--no-undefined -Wl,--version-script=preload/exports.map \
 	-Wl,-z,now -Wl,-z,nodelete
 
-PRELOAD_SRCS := $(wildcard preload/*.c)
+# The tracer's layers, one folder each (preload/check-layers.sh, docs/design.md).
+PRELOAD_SRCS := $(wildcard preload/*/*.c)
 PRELOAD_OBJS := $(PRELOAD_SRCS:preload/%.c=$(BUILD)/preload/%.o)
-PRELOAD_HDRS := $(wildcard preload/*.h) include/lockdep-rcu.h
+PRELOAD_HDRS := $(wildcard preload/*/*.h) include/lockdep-rcu.h
 PRELOAD := $(BUILD)/liblockdep-rcu.so
 
 TOOL_SRCS := $(wildcard tools/*.c)
@@ -110,10 +111,10 @@ SUITE := $(BUILD)/tests/suite
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 UNIT := $(BUILD)/tests/unit
 # The symbolizer: its own ELF, DWARF and zlib readers, no libdw, no malloc.
-SYMBOLIZE_SRCS := preload/symbolize.c preload/demangle.c preload/module_list.c preload/debug_file.c \
-	preload/elf_image.c preload/symbol_table.c preload/dwarf_line.c preload/dwarf_form.c \
-	preload/dwarf_comp_dir.c preload/inflate.c preload/tracer_arena.c preload/tracer_sort.c preload/sandbox.c
-SYMBOLIZE_HDRS := $(SYMBOLIZE_SRCS:.c=.h) preload/byte_reader.h preload/dwarf_constants.h
+SYMBOLIZE_SRCS := preload/symbolize/symbolize.c preload/symbolize/demangle.c preload/symbolize/module_list.c preload/symbolize/debug_file.c \
+	preload/symbolize/elf_image.c preload/symbolize/symbol_table.c preload/symbolize/dwarf_line.c preload/symbolize/dwarf_form.c \
+	preload/symbolize/dwarf_comp_dir.c preload/symbolize/inflate.c preload/runtime/tracer_arena.c preload/base/tracer_sort.c preload/runtime/sandbox.c
+SYMBOLIZE_HDRS := $(SYMBOLIZE_SRCS:.c=.h) preload/base/byte_reader.h preload/symbolize/dwarf_constants.h
 # The symbolizer's test program in every build it must read: PIE and -no-pie,
 # DWARF 4 and 3 line tables, stripped, and split into a debuglink file with
 # zlib-compressed sections; plus two libraries it dlopen()s.
@@ -147,17 +148,17 @@ $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
 	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) -o $@
 
 # The command shares the suppressions parser, the option table
-# (preload/options.h) and the demangler with the tracer.
-TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/suppressions.c preload/suppressions.h preload/options.h \
-	preload/demangle.c preload/demangle.h
+# (preload/base/options.h) and the demangler with the tracer.
+TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/base/suppressions.c preload/base/suppressions.h preload/base/options.h \
+	preload/symbolize/demangle.c preload/symbolize/demangle.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/suppressions.c preload/demangle.c -o $@
+	$(CC) $(CFLAGS) $(WARN) -Ipreload -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/base/suppressions.c preload/symbolize/demangle.c -o $@
 # The same under ASan/UBSan for the test suite; its tracer is the one in build/.
 TOOL_ASAN := $(BUILD)/tests/lockdep-rcu-asan
 $(TOOL_ASAN): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/suppressions.c preload/demangle.c -o $@
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/base/suppressions.c preload/symbolize/demangle.c -o $@
 
 # ---- test targets ---------------------------------------------------------
 define flavored_target
@@ -212,11 +213,11 @@ $(BUILD)/tests/libsymbolize_plugin_%.so: tests/unit/symbolize_plugin.c
 # Pure logic of the tracer (no interposing symbols) and of the command,
 # under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
-UNIT_LOGIC := preload/options.c preload/suppressions.c preload/class_rules.c preload/tracer_lock.c \
-	preload/key_set.c preload/cfi_unwind.c preload/instance_pairs.c preload/instance_pair_where.c preload/shared_mappings.c preload/lock_instances.c preload/orphaned_locks.c preload/stack_depot.c preload/lock_graph.c tools/logparse.c tools/util.c \
+UNIT_LOGIC := preload/base/options.c preload/base/suppressions.c preload/base/class_rules.c preload/runtime/tracer_lock.c \
+	preload/base/key_set.c preload/unwind/cfi_unwind.c preload/graph/instance_pairs.c preload/graph/instance_pair_where.c preload/classes/shared_mappings.c preload/classes/lock_instances.c preload/classes/orphaned_locks.c preload/unwind/stack_depot.c preload/graph/lock_graph.c tools/logparse.c tools/util.c \
 	tools/logfile.c tools/json_read.c tools/record.c tools/splat.c tools/splat_text.c tools/bug_key.c
-$(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h preload/tracer_lock.h \
-		preload/thread_state.h preload/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
+$(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/base/options.h preload/base/suppressions.h preload/runtime/tracer_lock.h \
+		preload/runtime/thread_state.h preload/checks/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ -lcriterion
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "cli.h"
 #include "render.h"
-#include "../preload/suppressions.h"
+#include "../preload/base/suppressions.h"
 
 static void usage(FILE *f)
 {

@@ -10,7 +10,7 @@
 #include "logfile.h"
 #include "record.h"
 #include "symbolizer.h"
-#include "../preload/suppressions.h"
+#include "../preload/base/suppressions.h"
 
 void collection_init(struct collection *c)
 {

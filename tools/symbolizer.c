@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "symbolizer.h"
-#include "../preload/demangle.h"
+#include "../preload/symbolize/demangle.h"
 #include "util.h"
 
 #define ADDRESSES_PER_RUN 256

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracer_options.h"
-#include "../preload/options.h"
+#include "../preload/base/options.h"
 
 enum option_type { OPTION_INT, OPTION_STR };
 

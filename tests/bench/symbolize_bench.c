@@ -12,8 +12,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "module_list.h"
-#include "symbolize.h"
+#include "symbolize/module_list.h"
+#include "symbolize/symbolize.h"
 
 enum { STACK_SIZE = 1 << 20, PAINT = 0xa5, LOOKUPS = 200000, ADDRESSES = 1024 };
 

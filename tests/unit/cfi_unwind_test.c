@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include "cfi_unwind.h"
+#include "unwind/cfi_unwind.h"
 
 #define MAX 64
 

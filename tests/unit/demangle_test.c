@@ -1,7 +1,7 @@
 /* demangle_name(): the shapes it names, and everything else left alone. */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "demangle.h"
+#include "symbolize/demangle.h"
 
 static const char *dm(const char *mangled)
 {

@@ -7,8 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "lock_graph.h"
-#include "report.h"
+#include "graph/lock_graph.h"
+#include "report/report.h"
 
 /* ---- stand-ins for the rest of the tracer ------------------------------- */
 

@@ -3,7 +3,7 @@
  * defaults, and nothing is read past the string. */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "options.h"
+#include "base/options.h"
 
 /* The parser reports through the writer it is given; capture it here. */
 static char errors[4096];

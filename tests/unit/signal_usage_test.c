@@ -4,7 +4,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <signal.h>
-#include "signal_usage.h"
+#include "checks/signal_usage.h"
 #include "../../tools/splat.h"
 
 Test(signal_usage, names_are_the_kernels_with_signal_for_irq)

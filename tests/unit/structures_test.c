@@ -5,12 +5,12 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
-#include "class_rules.h"
-#include "instance_pairs.h"
-#include "key_set.h"
-#include "lock_instances.h"
-#include "orphaned_locks.h"
-#include "stack_depot.h"
+#include "base/class_rules.h"
+#include "graph/instance_pairs.h"
+#include "base/key_set.h"
+#include "classes/lock_instances.h"
+#include "classes/orphaned_locks.h"
+#include "unwind/stack_depot.h"
 
 /* The limit messages the structures print (report.c in the tracer). */
 static int limits_hit;
@@ -279,7 +279,7 @@ Test(instance_pairs, churn_keeps_the_newest_and_never_invents)
 
 /* ---- the program's shared memory ranges ------------------------------------------ */
 
-#include "shared_mappings.h"
+#include "classes/shared_mappings.h"
 
 /* Each test runs in a process of its own (Criterion's default): a fresh
  * table each. */

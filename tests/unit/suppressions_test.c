@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "suppressions.h"
+#include "base/suppressions.h"
 
 static char err[512];
 

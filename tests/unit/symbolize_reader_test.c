@@ -16,13 +16,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "dwarf_line.h"
-#include "elf_image.h"
-#include "inflate.h"
-#include "symbol_table.h"
-#include "symbolize.h"
-#include "tracer_arena.h"
-#include "tracer_sort.h"
+#include "symbolize/dwarf_line.h"
+#include "symbolize/elf_image.h"
+#include "symbolize/inflate.h"
+#include "symbolize/symbol_table.h"
+#include "symbolize/symbolize.h"
+#include "runtime/tracer_arena.h"
+#include "base/tracer_sort.h"
 
 static struct inflate_tables tables;
 

@@ -6,8 +6,8 @@
  * interposes malloc to count allocations made inside the symbolizer, and
  * counts its open descriptors before and after. */
 #define _GNU_SOURCE
-#include "../../preload/module_list.h"
-#include "../../preload/symbolize.h"
+#include "../../preload/symbolize/module_list.h"
+#include "../../preload/symbolize/symbolize.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

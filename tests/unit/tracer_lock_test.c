@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <unistd.h>
-#include "tracer_lock.h"
+#include "runtime/tracer_lock.h"
 
 /* The per-thread state the lock records its claims in. */
 __thread struct thread_state tracer_thread __attribute__((tls_model("initial-exec")));

@@ -1,0 +1,183 @@
+/* Parsing LOCKDEP_RCU_OPTIONS without allocating: the tracer may need its
+ * options before the C library is fully up (a report from a constructor). */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <limits.h>
+#include "base/options.h"
+#include "base/class_rules.h"
+
+static const struct tracer_options default_options = {
+#define OPTION_INIT(name, type, def, desc) .name = def,
+	TRACER_OPTIONS(OPTION_INIT)
+#undef OPTION_INIT
+};
+
+struct tracer_options tracer_options = {
+#define OPTION_INIT(name, type, def, desc) .name = def,
+	TRACER_OPTIONS(OPTION_INIT)
+#undef OPTION_INIT
+};
+
+/* 0: not parsed, 1: a thread is parsing, 2: parsed */
+static int options_state;
+/* The parsing thread itself reports bad options, which asks for the
+ * options again: it must not wait for itself. */
+static __thread int parsing_here;
+/* Where the parse in progress sends complaints and help=1's listing: the
+ * caller's writer (the log, which itself asks for the options), so this
+ * file writes nothing itself. */
+static void (*print)(const char *text, size_t len);
+
+static void print_text(const char *text, size_t len)
+{
+	if (print)
+		print(text, len);
+}
+
+static int parse_int(const char *value, size_t len, int *out)
+{
+	char tmp[32];
+	char *end;
+	if (len == 0 || len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, value, len);
+	tmp[len] = 0;
+	long v = strtol(tmp, &end, 0);
+	if (*end || v < INT_MIN || v > INT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int option_valid(const struct tracer_options *o, const char **why)
+{
+	if (o->max_frames < 1 || o->max_frames > 128) {
+		*why = "max_frames must be between 1 and 128";
+		return 0;
+	}
+	if (o->pair_frames < 1 || o->pair_frames > PAIR_FRAMES_MAX) {
+		*why = "pair_frames must be between 1 and 32";
+		return 0;
+	}
+	if (o->class_depth < 0 || o->class_depth > CLASS_RULES_MAX_DEPTH) {
+		*why = "class_depth must be between 0 and 8";
+		return 0;
+	}
+	if (o->stall_timeout < 0 || o->hung_task_timeout < 0) {
+		*why = "timeouts are seconds, 0 or more";
+		return 0;
+	}
+	if (o->exitcode < 0 || o->exitcode > 255) {
+		*why = "exitcode must be between 0 and 255";
+		return 0;
+	}
+	return 1;
+}
+
+static void bad_option(const char *key, size_t key_len, const char *why)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line), "lockdep-rcu: ignoring option '%.*s' in LOCKDEP_RCU_OPTIONS: %s\n",
+			 (int)key_len, key, why);
+	print_text(line, n < 0 ? 0 : (size_t)n > sizeof(line) - 1 ? sizeof(line) - 1 : (size_t)n);
+}
+
+/* Applies one key=value; on error leaves the option at its previous value. */
+static void apply_option(const char *key, size_t key_len, const char *value, size_t value_len)
+{
+	struct tracer_options saved = tracer_options;
+#define OPTION_APPLY_INT(name)                                                    \
+	if (parse_int(value, value_len, &tracer_options.name) < 0) {             \
+		bad_option(key, key_len, "expected an integer");                   \
+		return;                                                            \
+	}
+#define OPTION_APPLY_STR(name)                                                    \
+	if (value_len >= sizeof(tracer_options.name)) {                           \
+		bad_option(key, key_len, "value too long");                        \
+		return;                                                            \
+	}                                                                          \
+	memcpy(tracer_options.name, value, value_len);                            \
+	tracer_options.name[value_len] = 0;
+#define OPTION_APPLY(name, type, def, desc)                                       \
+	if (key_len == sizeof(#name) - 1 && !memcmp(key, #name, key_len)) {        \
+		OPTION_APPLY_##type(name)                                          \
+		goto validate;                                                     \
+	}
+	TRACER_OPTIONS(OPTION_APPLY)
+#undef OPTION_APPLY
+#undef OPTION_APPLY_INT
+#undef OPTION_APPLY_STR
+	bad_option(key, key_len, "unknown option (help=1 lists them)");
+	return;
+validate:;
+	const char *why;
+	if (!option_valid(&tracer_options, &why)) {
+		tracer_options = saved;
+		bad_option(key, key_len, why);
+	}
+}
+
+static void print_help(void)
+{
+	char buf[2048];
+	size_t len = 0;
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len, "lockdep-rcu: options (LOCKDEP_RCU_OPTIONS=key=value:key=value):\n");
+#define OPTION_HELP_INT(name) "%d", tracer_options.name
+#define OPTION_HELP_STR(name) "\"%s\"", tracer_options.name
+#define OPTION_HELP(name, type, def, desc)                                         \
+	if (len < sizeof(buf)) {                                                   \
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %-14s - %s (now ", #name, desc); \
+		if (len < sizeof(buf))                                             \
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, OPTION_HELP_##type(name)); \
+		if (len < sizeof(buf))                                             \
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, ")\n"); \
+	}
+	TRACER_OPTIONS(OPTION_HELP)
+#undef OPTION_HELP
+	print_text(buf, len < sizeof(buf) ? len : sizeof(buf) - 1);
+}
+
+void options_reset(void)
+{
+	tracer_options = default_options;
+}
+
+void options_parse(const char *text, void (*printer)(const char *text, size_t len))
+{
+	print = printer;
+	while (text && *text) {
+		const char *end = strchr(text, ':');
+		size_t len = end ? (size_t)(end - text) : strlen(text);
+		const char *eq = memchr(text, '=', len);
+		if (len == 0) {
+			/* empty field, e.g. "a=1::b=2": nothing to do */
+		} else if (!eq) {
+			bad_option(text, len, "expected key=value");
+		} else {
+			apply_option(text, (size_t)(eq - text), eq + 1, len - (size_t)(eq - text) - 1);
+		}
+		text = end ? end + 1 : NULL;
+	}
+}
+
+void options_init(void (*printer)(const char *text, size_t len))
+{
+	if (parsing_here)
+		return;
+	int expected = 0;
+	if (!__atomic_compare_exchange_n(&options_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		/* Another thread is parsing: wait for it, it takes microseconds. */
+		while (__atomic_load_n(&options_state, __ATOMIC_ACQUIRE) != 2)
+			__builtin_ia32_pause();
+		return;
+	}
+	parsing_here = 1;
+	options_parse(getenv("LOCKDEP_RCU_OPTIONS"), printer);
+	if (tracer_options.help)
+		print_help();
+	parsing_here = 0;
+	__atomic_store_n(&options_state, 2, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,310 @@
+/* Building a report's record (see report_record.h). One record at a time:
+ * the caller holds the report lock, so static buffers serve. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+#include "report/report_record.h"
+#include "runtime/sandbox.h"
+#include "symbolize/symbolize.h"
+#include "runtime/thread_state.h"
+
+/* A record is assembled from three segments filled in whatever order the
+ * report prints them: the header (kind, title, message, site), the locks and
+ * the frames. An item (a frame, a lock) goes in whole or not at all, so a
+ * record cut short by its size is still one valid JSON object. */
+struct segment {
+	char text[RECORD_BUFFER_SIZE / 4];
+	size_t len;
+	int items;
+};
+static struct segment header, locks, frames, scratch;
+static struct segment *target = &header;
+static char record[RECORD_BUFFER_SIZE];
+static size_t record_len;
+static int have_message, have_site;
+static uint64_t bug_hash;
+/* A thread ending with locks held is one bug per innermost lock (where it
+ * was taken), however many it holds: only the last "leaked" lock counts. */
+static uint64_t innermost_leak;
+static int have_leak;
+/* Where hash_text() adds: bug_hash, or innermost_leak while a leaked lock
+ * is recorded. */
+static uint64_t *hash_target = &bug_hash;
+
+/* The item being written: its segment's length before it, so a cut item is
+ * taken back. */
+static size_t item_start;
+static int item_cut;
+
+static void begin_item(struct segment *seg)
+{
+	target = seg;
+	item_start = seg->len;
+	item_cut = 0;
+	if (seg != &header && seg->items)
+		seg->text[seg->len++] = ',';
+}
+
+static void end_item(void)
+{
+	if (item_cut)
+		target->len = item_start;
+	else if (target != &header)
+		target->items++;
+	target->text[target->len] = 0;
+	target = &header;
+}
+
+static void put(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void put(const char *fmt, ...)
+{
+	struct segment *seg = target;
+	size_t room = sizeof(seg->text) - seg->len;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(seg->text + seg->len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= room)
+		item_cut = 1;
+	else
+		seg->len += (size_t)n;
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped; cut at 1 KiB. */
+static void put_string(const char *s, size_t len)
+{
+	char text[1024 + 8];
+	size_t n = 0;
+	for (size_t i = 0; i < len && s[i] && n < sizeof(text) - 8; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			text[n++] = '\\';
+			text[n++] = (char)c;
+		} else if (c < 0x20) {
+			n += (size_t)snprintf(text + n, 7, "\\u%04x", c);
+		} else {
+			text[n++] = (char)c;
+		}
+	}
+	text[n] = 0;
+	put("\"%s\"", text);
+}
+
+static void hash_text(const char *s)
+{
+	for (; *s; s++) {
+		*hash_target ^= (unsigned char)*s;
+		*hash_target *= 0x100000001b3ull;
+	}
+	*hash_target ^= 0xff;
+	*hash_target *= 0x100000001b3ull;
+}
+
+/* A frame, and into the bug's hash what identifies it across runs: the
+ * function and source line, else the module and offset. */
+static void put_frame(uintptr_t pc, int return_address, int hashed)
+{
+	char module[512], function[256], file[512];
+	uintptr_t offset = 0;
+	int line = 0;
+	uintptr_t lookup = return_address && pc ? pc - 1 : pc;
+	int have_module = symbolize_module(pc, module, sizeof(module), &offset);
+	size_t have_function = return_address ? symbolize_function(pc, function, sizeof(function)) : 0;
+	uintptr_t start = return_address ? symbolize_function_start(pc) : 0;
+	int have_source = symbolize_source(lookup, file, sizeof(file), &line);
+	put("{\"pc\":\"0x%lx\"", (unsigned long)pc);
+	if (have_module) {
+		put(",\"module\":");
+		put_string(module, strlen(module));
+		put(",\"offset\":\"0x%lx\"", (unsigned long)offset);
+	}
+	if (have_function) {
+		put(",\"function\":");
+		put_string(function, strlen(function));
+		if (start && start <= pc)
+			put(",\"function_offset\":\"0x%lx\"", (unsigned long)(pc - start));
+	}
+	if (have_source) {
+		put(",\"file\":");
+		put_string(file, strlen(file));
+		put(",\"line\":%d", line);
+	}
+	put("}");
+	if (!hashed)
+		return;
+	if (have_function)
+		hash_text(function);
+	if (have_source) {
+		char where[560];
+		const char *base = strrchr(file, '/');
+		snprintf(where, sizeof(where), "%s:%d", base ? base + 1 : file, line);
+		hash_text(where);
+	} else if (have_module) {
+		char where[560];
+		const char *base = strrchr(module, '/');
+		snprintf(where, sizeof(where), "%s+%lx", base ? base + 1 : module, (unsigned long)offset);
+		hash_text(where);
+	}
+}
+
+void record_begin(const char *kind, const char *title)
+{
+	header.len = locks.len = frames.len = 0;
+	header.items = locks.items = frames.items = 0;
+	target = &header;
+	have_message = have_site = 0;
+	bug_hash = 0xcbf29ce484222325ull;
+	have_leak = 0;
+	hash_target = &bug_hash;
+	hash_text(kind);
+	char comm[17];
+	report_comm(comm);
+	struct timespec now = { 0, 0 };
+	if (clock_usable())   /* a strict sandbox has no clock: no "time" */
+		clock_gettime(CLOCK_REALTIME, &now);
+	put("{\"v\":1,\"kind\":");
+	put_string(kind, strlen(kind));
+	put(",\"title\":");
+	put_string(title, strlen(title));
+	put(",\"pid\":%d,\"tid\":%d,\"comm\":", (int)report_pid(), (int)report_tid(thread_state()));
+	put_string(comm, strlen(comm));
+	if (now.tv_sec)
+		put(",\"time\":%ld.%03ld", (long)now.tv_sec, now.tv_nsec / 1000000);
+}
+
+void record_message(const char *text, size_t len)
+{
+	if (have_message)
+		return;
+	have_message = 1;
+	put(",\"message\":");
+	put_string(text, len);
+}
+
+void record_site(uintptr_t pc, int return_address)
+{
+	if (have_site || !pc)
+		return;
+	have_site = 1;
+	begin_item(&header);
+	put(",\"site\":");
+	put_frame(pc, return_address, 1);
+	end_item();
+}
+
+void record_site_source(const char *file, int line)
+{
+	if (have_site)
+		return;
+	have_site = 1;
+	begin_item(&header);
+	put(",\"site\":{\"file\":");
+	put_string(file, strlen(file));
+	put(",\"line\":%d}", line);
+	end_item();
+	char where[600];
+	snprintf(where, sizeof(where), "%s:%d", file, line);
+	hash_text(where);
+}
+
+void record_frame(uintptr_t pc)
+{
+	begin_item(&frames);
+	put_frame(pc, 1, 0);
+	end_item();
+}
+
+void record_lock(const char *role, const void *address, const char *name, const char *kind, uintptr_t acquired_at)
+{
+	begin_item(&locks);
+	put("{\"role\":");
+	put_string(role, strlen(role));
+	if (address)
+		put(",\"address\":\"0x%lx\"", (unsigned long)(uintptr_t)address);
+	put(",\"name\":");
+	put_string(name, strlen(name));
+	put(",\"kind\":");
+	put_string(kind, strlen(kind));
+	/* The locks a report is about are part of the bug (a thread ending
+	 * with locks held is grouped by where each was taken); the locks that
+	 * happen to be held around it are not, nor the readers an RCU object
+	 * was freed under: which readers were inside their sections at that
+	 * moment is timing, the freeing site is the bug (reported once). */
+	int identity = strcmp(role, "held") != 0 && strcmp(role, "reader") != 0;
+	if (!strcmp(role, "leaked")) {
+		innermost_leak = 0xcbf29ce484222325ull;
+		have_leak = 1;
+		hash_target = &innermost_leak;
+	}
+	if (acquired_at) {
+		put(",\"acquired_at\":");
+		put_frame(acquired_at, 1, identity);
+	}
+	put("}");
+	end_item();
+	if (identity) {
+		/* A name may carry an address ("lock@55d1afc420c0": a static of
+		 * a stripped program), different in every run: not hashed. */
+		char stable[256];
+		snprintf(stable, sizeof(stable), "%s", name);
+		char *at = strchr(stable, '@');
+		if (at)
+			*at = 0;
+		hash_text(role);
+		hash_text(stable);
+	}
+	hash_target = &bug_hash;
+}
+
+const char *record_end(size_t *len)
+{
+	if (have_leak) {
+		bug_hash ^= innermost_leak;
+		bug_hash *= 0x100000001b3ull;
+	}
+	record_len = (size_t)snprintf(record, sizeof(record), "%.*s", (int)header.len, header.text);
+	if (locks.items)
+		record_len += (size_t)snprintf(record + record_len, sizeof(record) - record_len, ",\"locks\":[%.*s]",
+					       (int)locks.len, locks.text);
+	if (frames.items)
+		record_len += (size_t)snprintf(record + record_len, sizeof(record) - record_len, ",\"frames\":[%.*s]",
+					       (int)frames.len, frames.text);
+	record_len += (size_t)snprintf(record + record_len, sizeof(record) - record_len, ",\"bug\":\"%016llx\"}\n",
+				       (unsigned long long)bug_hash);
+	*len = record_len;
+	return record;
+}
+
+void record_frame_text(uintptr_t pc, char *buf, size_t size)
+{
+	scratch.len = 0;
+	scratch.items = 0;
+	begin_item(&scratch);
+	put_frame(pc, 1, 0);
+	int cut = item_cut;
+	end_item();
+	snprintf(buf, size, "%.*s", cut ? 0 : (int)scratch.len, scratch.text);
+	if (cut || !buf[0])
+		snprintf(buf, size, "{\"pc\":\"0x%lx\"}", (unsigned long)pc);
+}
+
+void record_json_escape(const char *s, char *buf, size_t size, size_t *len)
+{
+	for (; *s && *len + 8 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			buf[(*len)++] = '\\';
+			buf[(*len)++] = (char)c;
+		} else if (c < 0x20) {
+			*len += (size_t)snprintf(buf + *len, size - *len, "\\u%04x", c);
+		} else {
+			buf[(*len)++] = (char)c;
+		}
+	}
+	if (*len < size)
+		buf[*len] = 0;
+}

@@ -1,0 +1,17 @@
+/* The watchdog's reports, in the kernel's words: RCU stall warnings and
+ * hung tasks, with every thread's held locks (debug_show_all_locks()). */
+#ifndef LOCKDEP_RCU_HANG_REPORTS_H
+#define LOCKDEP_RCU_HANG_REPORTS_H
+
+#include <stdint.h>
+#include "runtime/thread_state.h"
+
+/* What the watchdog remembers between its looks: which waits it reported
+ * and when a stall is due again. */
+struct hang_watch;
+
+struct hang_watch *hang_watch_new(void);
+/* One look at every thread's wait (now: CLOCK_MONOTONIC ns). */
+void hang_watch_scan(struct hang_watch *watch, struct thread_state *self, uint64_t now);
+
+#endif
