@@ -137,7 +137,7 @@ BENCH_PRELOAD ?= $(PRELOAD)
 BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
 BENCH_REAL_WORKDIR ?= $(BUILD)/bench-real
 
-.PHONY: all test test-deps bench bench-floor bench-peers bench-real demo install clean
+.PHONY: all check-layers test test-deps bench bench-floor bench-peers bench-real demo install clean
 all: $(PRELOAD) $(TOOL)
 
 $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
@@ -231,7 +231,11 @@ LSAN_ENV := LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressi
 # Everything the tests run, built (then run one part: build/tests/suite --filter 'lock_order/*').
 test-deps: $(TEST_DEPS)
 
-test: $(TEST_DEPS)
+# The layers of preload/ only include downwards (docs/design.md).
+check-layers:
+	@bash preload/check-layers.sh
+
+test: check-layers $(TEST_DEPS)
 	$(LSAN_ENV) $(UNIT) --jobs 2
 	$(LSAN_ENV) $(SUITE) --jobs 2
 

@@ -11,7 +11,6 @@
 #include "base/options.h"
 #include "unwind/backtrace.h"
 #include "classes/lock_classes.h"
-#include "checks/lock_tracking.h"
 #include "runtime/thread_registry.h"
 #include "classes/orphaned_locks.h"
 #include "runtime/sandbox.h"
@@ -558,4 +557,40 @@ void print_assertion(struct thread_state *ts, uintptr_t ip, const char *file, in
 	snprintf(title, sizeof(title), "WARNING: %s at %s:%d", report_task_name(), file, line);
 	struct assertion a = { ip, file, line, message };
 	report_emit(ts, REPORT_WARNING, ip, title, print_assertion_body, &a);
+}
+
+void held_lock_overflow(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip)
+{
+	uint32_t class_id = ts->in_tracer ? 0 : lock_class_of(lock, ip);
+	for (unsigned i = 0; class_id && i < ts->depth; i++) {
+		struct held_lock *h = &ts->held[i];
+		if (h->kind != kind || held_class_lookup(h) != class_id)
+			continue;
+		if (!(h->attr & HELD_ATTR_AGGREGATE)) {
+			h->attr |= HELD_ATTR_AGGREGATE;
+			ts->nr_aggregates++;
+		}
+		if (h->references < UINT16_MAX) {
+			h->references++;
+			return;
+		}
+	}
+	ts->untracked++;
+	report_depth_limit(ts, lock, ip);
+}
+
+int held_aggregate_release(struct thread_state *ts, const void *lock, unsigned kind_mask)
+{
+	uint32_t class_id = lock_class_peek(lock);
+	for (int i = (int)ts->depth - 1; class_id && i >= 0; i--) {
+		struct held_lock *h = &ts->held[i];
+		if (!held_is_aggregate(h) || !(kind_mask & KIND_BIT(h->kind)) || h->class_id != class_id)
+			continue;
+		if (h->references > 1)
+			h->references--;
+		else
+			held_lock_remove(ts, i);
+		return 1;
+	}
+	return 0;
 }

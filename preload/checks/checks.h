@@ -66,4 +66,15 @@ void check_never_registered_reader(struct thread_state *ts);
 void print_assertion(struct thread_state *ts, uintptr_t ip, const char *file, int line,
 		     const char *message);
 
+/* held[] is full. An allocator's fork handler takes every arena lock at
+ * once (jemalloc: 4 per CPU): the acquisition joins an entry of the same
+ * class and kind as one more reference ("count, don't push"); when there
+ * is none, it is counted in ->untracked and the limit is printed once.
+ * Out of line: rare. */
+void held_lock_overflow(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip);
+
+/* A release of a lock folded into an aggregate entry of its class:
+ * one reference less. Returns 0 when there is no such entry. */
+int held_aggregate_release(struct thread_state *ts, const void *lock, unsigned kind_mask);
+
 #endif

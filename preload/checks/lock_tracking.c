@@ -3,8 +3,6 @@
 #include "unwind/backtrace.h"
 #include "checks/lock_tracking.h"
 #include "runtime/tracer_stack.h"
-#include "classes/lock_classes.h"
-#include "report/report.h"
 
 int lock_slow_paths, lock_slow_hooks;
 
@@ -15,41 +13,6 @@ void lock_tracking_setup(void)
 	acquire_unusual_globals_set(UNUSUAL_SLOW_HOOKS, lock_slow_hooks);
 }
 
-void held_lock_overflow(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip)
-{
-	uint32_t class_id = ts->in_tracer ? 0 : lock_class_of(lock, ip);
-	for (unsigned i = 0; class_id && i < ts->depth; i++) {
-		struct held_lock *h = &ts->held[i];
-		if (h->kind != kind || held_class_lookup(h) != class_id)
-			continue;
-		if (!(h->attr & HELD_ATTR_AGGREGATE)) {
-			h->attr |= HELD_ATTR_AGGREGATE;
-			ts->nr_aggregates++;
-		}
-		if (h->references < UINT16_MAX) {
-			h->references++;
-			return;
-		}
-	}
-	ts->untracked++;
-	report_depth_limit(ts, lock, ip);
-}
-
-int held_aggregate_release(struct thread_state *ts, const void *lock, unsigned kind_mask)
-{
-	uint32_t class_id = lock_class_peek(lock);
-	for (int i = (int)ts->depth - 1; class_id && i >= 0; i--) {
-		struct held_lock *h = &ts->held[i];
-		if (!held_is_aggregate(h) || !(kind_mask & KIND_BIT(h->kind)) || h->class_id != class_id)
-			continue;
-		if (h->references > 1)
-			h->references--;
-		else
-			held_lock_remove(ts, i);
-		return 1;
-	}
-	return 0;
-}
 
 static uint32_t lock_checks(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip,
 			    int relock_blocks, unsigned implicit, uint64_t cache_key, uint32_t epoch);

@@ -23,17 +23,6 @@
 /* From the options at startup: lock_slow_paths and lock_slow_hooks. */
 void lock_tracking_setup(void);
 
-/* held[] is full. An allocator's fork handler takes every arena lock at
- * once (jemalloc: 4 per CPU): the acquisition joins an entry of the same
- * class and kind as one more reference ("count, don't push"); when there
- * is none, it is counted in ->untracked and the limit is printed once.
- * Out of line: rare. */
-void held_lock_overflow(struct thread_state *ts, const void *lock, enum held_kind kind, uintptr_t ip);
-
-/* A release of a lock folded into an aggregate entry of its class:
- * one reference less. Returns 0 when there is no such entry. */
-int held_aggregate_release(struct thread_state *ts, const void *lock, unsigned kind_mask);
-
 /* Records an acquisition. Returns the entry, or NULL when held[] is full.
  * Inline: every lock wrapper does this, and a call would cost as much as
  * the work. */
@@ -83,14 +72,6 @@ static inline int mutex_relock_would_block(const pthread_mutex_t *m)
 {
 	int type = mutex_type(m);
 	return type != PTHREAD_MUTEX_RECURSIVE && type != PTHREAD_MUTEX_ERRORCHECK;
-}
-
-/* The class of a held entry, looked up the first time it is needed. */
-static inline uint32_t held_class(struct held_lock *h)
-{
-	if (likely(h->class_id))
-		return h->class_id;
-	return held_class_lookup(h);
 }
 
 /* The class of the lock about to be taken, with the nesting annotation the

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "classes/lock_classes.h"
-#include "classes/mutex_class_tag.h"
+#include "classes/mutex_tag_key.h"
 #include "base/flavors.h"
 #include "classes/lock_class_keys.h"
 #include "classes/lock_instances.h"

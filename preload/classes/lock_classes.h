@@ -125,4 +125,12 @@ struct held_lock;
 /* The class of a held entry, looked up now and cached in the entry. */
 uint32_t held_class_lookup(struct held_lock *h);
 
+/* The class of a held entry, looked up the first time it is needed. */
+static inline uint32_t held_class(struct held_lock *h)
+{
+	if (__builtin_expect(h->class_id != 0, 1))
+		return h->class_id;
+	return held_class_lookup(h);
+}
+
 #endif

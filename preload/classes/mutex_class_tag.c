@@ -7,7 +7,6 @@
 
 /* Until the constructor runs: a fixed key (tags written then are voided
  * by the random one). */
-uint64_t mutex_tag_key = 0x6d75746578746167ull;
 
 /* Writes m's tag for the map's value (class id, generation); `got` is
  * what lock_instance_get() answered (2: the instance is marked tagged). */
@@ -73,13 +72,6 @@ void mutex_class_tag_initialized(const pthread_mutex_t *m, int ret)
 	 * not record gets its class where it is first taken, as before. */
 	if (ret == 0 && key && !(ts->in_tracer | ts->in_urcu) && (got = lock_instance_get(m, &id, &generation)))
 		mutex_tag_write(m, id, generation, key, got);
-}
-
-void mutex_class_tags_void(void)
-{
-	uint64_t key = __atomic_load_n(&mutex_tag_key, __ATOMIC_RELAXED);
-	if (key)   /* release: after the change of the map */
-		__atomic_store_n(&mutex_tag_key, (key + 0x9E3779B97F4A7C16ull) | 1, __ATOMIC_RELEASE);
 }
 
 void mutex_class_tags_init(int enabled)

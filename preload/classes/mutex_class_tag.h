@@ -32,14 +32,11 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "classes/lock_classes.h"
+#include "classes/mutex_tag_key.h"
 
 /* glibc's private kind bits (nptl/pthreadP.h): robust 16, priority
  * inheritance 32, priority protection 64, process-shared 128. */
 #define MUTEX_KIND_LISTED_BITS 0xf0
-
-/* The per-run key; 0: tags off (class_cache=0). A change voids every tag
- * (mutex_class_tags_void()). */
-extern uint64_t mutex_tag_key;
 
 static inline int mutex_taggable(const pthread_mutex_t *m)
 {
@@ -105,8 +102,6 @@ static inline uint32_t mutex_class_and_generation(const pthread_mutex_t *m, uint
  * Out of line. */
 void mutex_class_tag_initialized(const pthread_mutex_t *m, int ret);
 
-/* Every tag stops counting (a live lock's class changed). */
-void mutex_class_tags_void(void);
 
 /* At start-up: the key from the kernel's random bytes, or tags off. */
 void mutex_class_tags_init(int enabled);

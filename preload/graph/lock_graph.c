@@ -10,7 +10,6 @@
 #include "graph/lock_graph.h"
 #include "graph/instance_pairs.h"
 #include "unwind/backtrace.h"
-#include "checks/checks.h"
 #include "report/report.h"
 #include "base/options.h"
 #include "unwind/stack_depot.h"

@@ -35,12 +35,6 @@
 #include "rcu/urcu_reader_state.h"
 #include "base/raw_syscall.h"
 
-/* Set by urcu_reader_state_init() unless inline_read_side=0: each flavor's
- * grace-period state (NULL: call liburcu), and memb's sys_membarrier flag. */
-extern struct urcu_gp *urcu_inline_gp[NR_URCU_FLAVORS];
-extern int *urcu_inline_memb_membarrier;
-extern int urcu_inline_qsbr;
-
 static inline int urcu_inline_ready(enum rcu_flavor f)
 {
 	if (f == FLAVOR_qsbr)

@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <urcu/static/urcu-common.h>
 #include "rcu/urcu_reader_state.h"
-#include "rcu/urcu_inline_read.h"
 #include "base/options.h"
 #include "runtime/thread_state.h"
 

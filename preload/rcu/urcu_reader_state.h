@@ -21,6 +21,14 @@ struct thread_state;
 
 /* Bit per liburcu flavor whose reader state can be read. */
 extern unsigned urcu_readable_flavors;
+/* Set by urcu_reader_state_init() unless inline_read_side=0, for the
+ * inline read side (urcu_inline_read.h): each flavor's grace-period state
+ * (NULL: call liburcu), and memb's sys_membarrier flag. */
+struct urcu_gp;
+extern struct urcu_gp *urcu_inline_gp[NR_URCU_FLAVORS];
+extern int *urcu_inline_memb_membarrier;
+extern int urcu_inline_qsbr;
+
 extern intptr_t urcu_reader_tp_offset[NR_URCU_FLAVORS];
 
 /* Finds the flavors' TLS variables (the constructor). */

@@ -567,6 +567,8 @@ void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t
 		log_output_write(msg, sizeof(msg) - 1);
 		report_print_summary();
 		fflush(NULL);   /* the program's buffered output is not lost */
+		/* Through the exported _exit() on purpose: the process ends as any
+		 * _exit() does under the tracer (lock_stat, graph, log cleanup). */
 		_exit(tracer_options.exitcode ? tracer_options.exitcode : 1);
 	}
 out:

@@ -21,7 +21,7 @@
 #include "unwind/stack_depot.h"
 #include "runtime/thread_registry.h"
 #include "rcu/urcu_reader_state.h"
-#include "watchdog/watchdog.h"
+#include "runtime/wait_state.h"
 #include "base/raw_syscall.h"
 
 /* A wait already reported, known by its thread and sequence number. */
@@ -387,6 +387,7 @@ void hang_watch_scan(struct hang_watch *w, struct thread_state *self, uint64_t n
 		return;
 	for (size_t i = 0; i < MAX_WATCHED_WAITS; i++)
 		w->waits[i].seen = 0;
+	/* 0: not watched (the timeout option is 0) */
 	uint64_t hung_after = (uint64_t)tracer_options.hung_task_timeout * 1000000000u;
 	uint64_t stall_after = (uint64_t)tracer_options.stall_timeout * 1000000000u;
 	for (size_t i = 0; i < n; i++) {
@@ -397,14 +398,14 @@ void hang_watch_scan(struct hang_watch *w, struct thread_state *self, uint64_t n
 		struct watched_wait *e = watched(w, s, 0);
 		if (e)
 			e->seen = 1;
-		if (s->wait.kind == WAIT_LOCK && hung_task_checks && waited >= hung_after && !e) {
+		if (s->wait.kind == WAIT_LOCK && hung_after && waited >= hung_after && !e) {
 			/* once per blocked acquisition: never more often than
 			 * it can be remembered */
 			if ((e = watched(w, s, 1))) {
 				e->seen = 1;
 				report_hung_task(self, w->threads, n, s, now);
 			}
-		} else if (s->wait.kind == WAIT_GRACE_PERIOD && stall_checks && waited >= stall_after &&
+		} else if (s->wait.kind == WAIT_GRACE_PERIOD && stall_after && waited >= stall_after &&
 			   (!e || now >= e->next_report)) {
 			if (!e && (e = watched(w, s, 1))) {
 				e->seen = 1;
