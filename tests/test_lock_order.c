@@ -2,6 +2,7 @@
  * kernel's layout, and every correct order stays silent. */
 #include <criterion/criterion.h>
 #include "harness.h"
+#include "cli_helpers.h"
 
 #define CIRCULAR "WARNING: possible circular locking dependency detected"
 
@@ -239,9 +240,6 @@ Test(lock_order, srcu_grace_period_under_a_lock_srcu_readers_take)
 	cr_expect_eq(r.exit_code, 0);
 	run_free(&r);
 }
-
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
 
 /* A C++ program: its classes and frames are named as C++ names
  * ("shop::Account::audit"), not as their symbols ("_ZN4shop7Account5audit
