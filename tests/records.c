@@ -280,3 +280,11 @@ int record_message_ends(const struct record *r, const char *suffix)
 	size_t m = strlen(r->message), s = strlen(suffix);
 	return m >= s && !strcmp(r->message + m - s, suffix);
 }
+
+const struct record *record_saying(const struct run_records *rr, const char *kind, const char *text)
+{
+	for (size_t i = 0; i < rr->count; i++)
+		if (kind_is(&rr->records[i], kind) && rr->records[i].message && strstr(rr->records[i].message, text))
+			return &rr->records[i];
+	return NULL;
+}

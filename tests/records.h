@@ -89,6 +89,8 @@ const char *record_lock_list(const struct record *r, char *buf, size_t size);
 int record_has_frame(const struct record *r, const char *function);
 /* The message ends with suffix. */
 int record_message_ends(const struct record *r, const char *suffix);
+/* The first record of kind (NULL: any) whose message contains text, or NULL. */
+const struct record *record_saying(const struct run_records *rr, const char *kind, const char *text);
 
 #define RECORDS_STR(s) ((s) ? (s) : "(any)")
 
@@ -112,16 +114,16 @@ int record_message_ends(const struct record *r, const char *suffix);
 	})
 
 /* The record names a lock of role (NULL: any) and name, of kind (NULL: any). */
-#define expect_lock(rr, rec, role, name, kind)                                                             \
+#define expect_lock(rr, rec, role_, name_, kind_)                                                             \
 	do {                                                                                               \
 		const struct record *rec_ = (rec);                                                         \
 		if (!rec_)                                                                                 \
 			break;                                                                             \
-		const struct record_lock *lock_ = record_lock(rec_, (role), (name));                      \
+		const struct record_lock *lock_ = record_lock(rec_, (role_), (name_));                      \
 		char list_[2048];                                                                          \
-		cr_expect(lock_ && (!(kind) || !strcmp(lock_->kind ? lock_->kind : "", (kind) ? (kind) : "")), \
-			  "expected lock %s:%s{%s}, the record has: %s\n%s", RECORDS_STR(role), name,       \
-			  RECORDS_STR(kind), record_lock_list(rec_, list_, sizeof(list_)), (rr)->context);  \
+		cr_expect(lock_ && (!(kind_) || !strcmp(lock_->kind ? lock_->kind : "", (kind_) ? (kind_) : "")), \
+			  "expected lock %s:%s{%s}, the record has: %s\n%s", RECORDS_STR(role_), (name_),       \
+			  RECORDS_STR(kind_), record_lock_list(rec_, list_, sizeof(list_)), (rr)->context);  \
 	} while (0)
 
 /* The record's locks, all of them in order, are exactly the list given. */
@@ -155,6 +157,16 @@ int record_message_ends(const struct record *r, const char *suffix);
 		cr_expect(record_message_ends(rec_, (suffix)), "message: expected ...%s, got %s\n%s",     \
 			  (suffix), rec_->message ? rec_->message : "(none)", (rr)->context);             \
 	} while (0)
+
+/* The record of kind (NULL: any) whose message contains text, failing the
+ * test when there is none; evaluates to it or NULL. */
+#define expect_record_saying(rr, kind, text)                                                               \
+	({                                                                                                 \
+		const struct record *saying_ = record_saying((rr), (kind), (text));                       \
+		cr_expect(saying_, "expected a record of kind %s saying %s; the run recorded:\n%s",       \
+			  RECORDS_STR(kind), (text), (rr)->context);                                       \
+		saying_;                                                                                   \
+	})
 
 /* has_site_message() in fields: the record of kind whose site is file at the
  * line the target printed ("site <line>" on stdout, the first), its message
