@@ -232,11 +232,23 @@ const struct record *record_at(const struct run_records *rr, const char *kind, c
 	return NULL;
 }
 
+/* name, or a prefix of it when pattern ends with '*' ("Account::Account+*":
+ * a class named by where it was initialized, whatever the offset). */
+static int name_matches(const char *name, const char *pattern)
+{
+	if (!name)
+		return 0;
+	size_t n = strlen(pattern);
+	if (n && pattern[n - 1] == '*')
+		return !strncmp(name, pattern, n - 1);
+	return !strcmp(name, pattern);
+}
+
 const struct record_lock *record_lock(const struct record *r, const char *role, const char *name)
 {
 	for (size_t i = 0; i < r->lock_count; i++) {
 		const struct record_lock *l = &r->locks[i];
-		if ((!role || (l->role && !strcmp(l->role, role))) && (!name || (l->name && !strcmp(l->name, name))))
+		if ((!role || (l->role && !strcmp(l->role, role))) && (!name || name_matches(l->name, name)))
 			return l;
 	}
 	return NULL;

@@ -80,7 +80,8 @@ const struct record *record_at(const struct run_records *rr, const char *kind, c
 			       const char *file, int line);
 int frame_matches(const struct record_frame *f, const char *function, const char *file, int line);
 
-/* The first lock of that role (NULL: any) and name (NULL: any), or NULL. */
+/* The first lock of that role (NULL: any) and name (NULL: any; ending in
+ * '*': a name starting with the rest), or NULL. */
 const struct record_lock *record_lock(const struct record *r, const char *role, const char *name);
 int record_lock_count(const struct record *r, const char *role);
 /* "role:name{kind} ..." of every lock in order, into buf; returns buf. */
