@@ -174,9 +174,11 @@ $(BUILD)/targets/%.$(1).lgpl: tests/targets/%.c tests/targets/target.h include/l
 endef
 $(foreach f,$(URCU_FLAVORS),$(eval $(call flavored_target,$(f))))
 
-$(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h)
+# The suite reads the tracer's records with the command's JSON reader.
+SUITE_TOOL_SRCS := tools/json_read.c tools/util.c
+$(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h) $(SUITE_TOOL_SRCS) tools/json_read.h tools/util.h
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) -o $@ -lcriterion
+	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) $(SUITE_TOOL_SRCS) -o $@ -lcriterion
 
 SYMBOLIZE_TARGET_DEPS := tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 SYMBOLIZE_TARGET_BUILD = $(CC) -O0 $(WARN) -pthread -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS)

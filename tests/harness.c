@@ -67,7 +67,12 @@ static void child_exec(char *const argv[], const struct run_options *o, int out,
 	} else {
 		unsetenv("LD_PRELOAD");
 	}
-	if (o->options)
+	if (o->log_path) {
+		char options[8192];
+		snprintf(options, sizeof(options), "log_path=%s%s%s", o->log_path, o->options ? ":" : "",
+			 o->options ? o->options : "");
+		setenv("LOCKDEP_RCU_OPTIONS", options, 1);
+	} else if (o->options)
 		setenv("LOCKDEP_RCU_OPTIONS", o->options, 1);
 	else
 		unsetenv("LOCKDEP_RCU_OPTIONS");

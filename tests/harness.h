@@ -12,6 +12,9 @@ struct run_options {
 	int preload;              /* set LD_PRELOAD=build/liblockdep-rcu.so */
 	const char *options;      /* LOCKDEP_RCU_OPTIONS, or NULL for none */
 	double timeout;           /* seconds before SIGKILL; 0 means 20 */
+	const char *log_path;     /* reports to this file (and its records to
+				   * <log_path>.jsonl): log_path= put before
+				   * options; NULL: reports go to stderr */
 };
 
 struct run {

@@ -7,13 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
-
-/* Defined in test_cli.c. */
-struct run cli_env(double timeout, const char *const *env, const char *arg, ...);
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
-char *cli_read(const char *path);
-void cli_write(const char *path, const char *text, size_t len);
+#include "cli_helpers.h"
 
 static const char graph_a[] =
 	"digraph lockdep {\n"

@@ -7,14 +7,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include "harness.h"
-
-/* Defined in test_cli.c. */
-const char *cli_target(const char *name);
-struct run cli_env(double timeout, const char *const *env, const char *arg, ...);
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
-void cli_write(const char *path, const char *text, size_t len);
-int cli_json_valid(const char *text);
+#include "cli_helpers.h"
 
 /* One lock_stat record as the tracer writes it. */
 static char *lock_stat_record(int pid, const char *class, unsigned long contentions, double wait_min, double wait_max,

@@ -10,23 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
-
-/* Defined in test_cli.c. */
-const char *cli_target(const char *name);
-struct run cli_env(double timeout, const char *const *env, const char *arg, ...);
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
-char *cli_read(const char *path);
-void cli_write(const char *path, const char *text, size_t len);
-int cli_json_valid(const char *text);
-int cli_ends_with(const char *name, const char *suffix);
-
-static char *path_in(const char *dir, const char *name)
-{
-	char *path;
-	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
-	return path;
-}
+#include "cli_helpers.h"
 
 /* target.memb scenario under the preload, its log at dir/name (records at
  * dir/name.jsonl). */
@@ -38,7 +22,7 @@ static void log_target_options(const char *dir, const char *name, const char *ta
 	snprintf(options, sizeof(options), "log_path=%s/%s%s", dir, name, more);
 	struct run_options o = { .preload = 1, .options = options, .timeout = 5 };
 	struct run r = run_target(target, "memb", scenario, &o);
-	char *log = path_in(dir, name);
+	char *log = cli_path_in(dir, name);
 	cr_assert_eq(access(log, R_OK), 0, "%s %s wrote no log: %s", target, scenario ? scenario : "", r.err);
 	free(log);
 	run_free(&r);
@@ -56,12 +40,6 @@ static void remove_records(const char *dir)
 	cr_assert(asprintf(&command, "find '%s' -name '*.jsonl' -delete", dir) > 0);
 	cr_assert_eq(system(command), 0);
 	free(command);
-}
-
-static int number_after(const char *text, const char *prefix)
-{
-	const char *p = strstr(text, prefix);
-	return p ? atoi(p + strlen(prefix)) : -1;
 }
 
 /* The lines of a JSON report that say what the groups are. */
@@ -87,7 +65,7 @@ static char *group_lines(const char *json)
 Test(cli_records, report_groups_alike_from_records_and_from_text, .timeout = 90)
 {
 	char *dir = cli_temp_dir();
-	char *run1 = path_in(dir, "run1"), *run2 = path_in(dir, "run2");
+	char *run1 = cli_path_in(dir, "run1"), *run2 = cli_path_in(dir, "run2");
 	/* deadlocks: they end right after their report (halt_on_error) */
 	static const struct { const char *target, *scenario; int deadlocks; } every_kind[] = {
 		{ "demo_buggy_cache", NULL, 0 },
@@ -129,11 +107,11 @@ Test(cli_records, report_groups_alike_from_records_and_from_text, .timeout = 90)
 	cr_expect_eq(text.exit_code, 1, "%s", text.err);
 	cr_expect_str_empty(text.err, "no notes about whole logs: %s", text.err);
 	cr_assert(cli_json_valid(json.out), "%s", json.out);
-	int reports = number_after(json.out, "\"reports\": ");
+	int reports = cli_number_after(json.out, "\"reports\": ");
 	cr_expect_geq(reports, 20, "%s", text.out);
-	cr_expect_eq(number_after(json.out, "\"from_records\": "), reports, "every report told by its record:\n%s",
+	cr_expect_eq(cli_number_after(json.out, "\"from_records\": "), reports, "every report told by its record:\n%s",
 		     json.out);
-	cr_expect_geq(number_after(json.out, "\"bugs\": "), 15, "%s", text.out);
+	cr_expect_geq(cli_number_after(json.out, "\"bugs\": "), 15, "%s", text.out);
 	for (const char *kind = "suspicious_rcu\0bad_unlock\0recursive_locking\0held_lock_freed\0"
 				"locks_held_at_exit\0circular_dependency\0lockdep_assertion\0"
 				"inconsistent_lock_state\0irq_lock_inversion\0";
@@ -146,7 +124,7 @@ Test(cli_records, report_groups_alike_from_records_and_from_text, .timeout = 90)
 	remove_records(dir);
 	struct run text_only = cli_env(0, NULL, "report", dir, NULL);
 	struct run json_only = cli_env(0, NULL, "report", "--json", dir, NULL);
-	cr_expect_eq(number_after(json_only.out, "\"from_records\": "), 0, "%s", json_only.out);
+	cr_expect_eq(cli_number_after(json_only.out, "\"from_records\": "), 0, "%s", json_only.out);
 	cr_expect_str_eq(text_only.out, text.out, "the same report from the text alone");
 	char *groups = group_lines(json.out), *groups_only = group_lines(json_only.out);
 	cr_expect_str_eq(groups_only, groups, "the same groups, counts and order in JSON");
@@ -166,19 +144,19 @@ Test(cli_records, report_groups_alike_from_records_and_from_text, .timeout = 90)
 Test(cli_records, thread_ends_group_by_innermost_lock_from_records)
 {
 	char *dir = cli_temp_dir();
-	char *one = path_in(dir, "one"), *two = path_in(dir, "two"), *other = path_in(dir, "other");
+	char *one = cli_path_in(dir, "one"), *two = cli_path_in(dir, "two"), *other = cli_path_in(dir, "other");
 	log_target(one, "log", "cli_misc", "leak-cache");
 	log_target(two, "log", "cli_misc", "leak-cache-under-table");
 	log_target(other, "log", "cli_misc", "leak-table");
 	/* one bug, whatever else is held under it: the tracer hashes only the
 	 * innermost leaked lock, so the two leaks of cache_lock hash the same */
-	char *records_one = path_in(one, "log.jsonl"), *records_two = path_in(two, "log.jsonl");
+	char *records_one = cli_path_in(one, "log.jsonl"), *records_two = cli_path_in(two, "log.jsonl");
 	char *a = cli_read(records_one), *b = cli_read(records_two);
 	cr_assert(a && b);
 	const char *ha = strstr(a, "\"bug\":\""), *hb = strstr(b, "\"bug\":\"");
 	cr_assert(ha && hb);
 	cr_expect(!strncmp(ha, hb, 24), "the tracer's hashes are one: %.24s %.24s", ha, hb);
-	char *records_other = path_in(other, "log.jsonl"), *c = cli_read(records_other);
+	char *records_other = cli_path_in(other, "log.jsonl"), *c = cli_read(records_other);
 	const char *hc = c ? strstr(c, "\"bug\":\"") : NULL;
 	cr_assert(hc);
 	cr_expect(strncmp(ha, hc, 24), "another innermost lock, another bug: %.24s %.24s", ha, hc);
@@ -187,11 +165,11 @@ Test(cli_records, thread_ends_group_by_innermost_lock_from_records)
 		if (!with_records)
 			remove_records(dir);
 		struct run r = cli_env(0, NULL, "report", "--json", dir, NULL);
-		cr_expect_eq(number_after(r.out, "\"bugs\": "), 2, "%s", r.out);
-		cr_expect_eq(number_after(r.out, "\"from_records\": "), with_records ? 3 : 0, "%s", r.out);
+		cr_expect_eq(cli_number_after(r.out, "\"bugs\": "), 2, "%s", r.out);
+		cr_expect_eq(cli_number_after(r.out, "\"from_records\": "), with_records ? 3 : 0, "%s", r.out);
 		const char *cache = strstr(r.out, "(cache_lock){mutex} held, taken at refill_cache_or_give_up+");
 		cr_assert(cache, "%s", r.out);
-		cr_expect_eq(number_after(cache, "\"reports\": "), 2, "one bug, two reports:\n%s", r.out);
+		cr_expect_eq(cli_number_after(cache, "\"reports\": "), 2, "one bug, two reports:\n%s", r.out);
 		run_free(&r);
 	}
 	free(a), free(b), free(records_one), free(records_two);
@@ -218,9 +196,9 @@ static size_t line_starts(const char *text, size_t *starts, size_t max)
 Test(cli_records, records_cut_at_any_byte_still_give_every_report, .timeout = 90)
 {
 	char *dir = cli_temp_dir();
-	char *source = path_in(dir, "source");
+	char *source = cli_path_in(dir, "source");
 	log_target(source, "log", "demo_buggy_cache", NULL);
-	char *log_path = path_in(source, "log"), *records_path = path_in(source, "log.jsonl");
+	char *log_path = cli_path_in(source, "log"), *records_path = cli_path_in(source, "log.jsonl");
 	char *log = cli_read(log_path), *records = cli_read(records_path);
 	cr_assert(log && records);
 	size_t len = strlen(records);
@@ -239,12 +217,12 @@ Test(cli_records, records_cut_at_any_byte_still_give_every_report, .timeout = 90
 	cuts[ncuts++] = 1;
 	cuts[ncuts++] = len - 1;
 	size_t mid_line = 0, whole_records = 0;
-	char *cut_dir = path_in(dir, "cut");
+	char *cut_dir = cli_path_in(dir, "cut");
 	mkdir(cut_dir, 0755);
 	for (size_t i = 0; i < ncuts; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "log.%02zu", i);
-		char *copy = path_in(cut_dir, name), *copy_records;
+		char *copy = cli_path_in(cut_dir, name), *copy_records;
 		cli_write(copy, log, strlen(log));
 		cr_assert(asprintf(&copy_records, "%s.jsonl", copy) > 0);
 		cli_write(copy_records, records, cuts[i]);
@@ -258,10 +236,10 @@ Test(cli_records, records_cut_at_any_byte_still_give_every_report, .timeout = 90
 	}
 	struct run r = cli_env(60, NULL, "report", "--json", cut_dir, NULL);
 	cr_assert(cli_json_valid(r.out), "%s", r.out);
-	cr_expect_eq(number_after(r.out, "\"reports\": "), (int)(3 * ncuts), "every report of every log:\n%.3000s",
+	cr_expect_eq(cli_number_after(r.out, "\"reports\": "), (int)(3 * ncuts), "every report of every log:\n%.3000s",
 		     r.out);
-	cr_expect_eq(number_after(r.out, "\"bugs\": "), 3, "%.3000s", r.out);
-	cr_expect_eq(number_after(r.out, "\"from_records\": "), (int)whole_records,
+	cr_expect_eq(cli_number_after(r.out, "\"bugs\": "), 3, "%.3000s", r.out);
+	cr_expect_eq(cli_number_after(r.out, "\"from_records\": "), (int)whole_records,
 		     "each whole record tells its report:\n%.3000s", r.out);
 	cr_expect_eq((size_t)count_of(r.err, "a record cut short (a process killed while writing it?), skipped"), mid_line,
 		     "a note for each record cut mid-line:\n%s", r.err);
@@ -275,14 +253,14 @@ Test(cli_records, records_cut_at_any_byte_still_give_every_report, .timeout = 90
 	cr_assert(second, "%s", log);
 	size_t log_cuts[] = { (size_t)(second - log) + 40, 60, 0 };
 	for (size_t i = 0; i < sizeof(log_cuts) / sizeof(log_cuts[0]); i++) {
-		char *one = path_in(dir, "logcut");
+		char *one = cli_path_in(dir, "logcut");
 		mkdir(one, 0755);
-		char *copy = path_in(one, "log"), *copy_records = path_in(one, "log.jsonl");
+		char *copy = cli_path_in(one, "log"), *copy_records = cli_path_in(one, "log.jsonl");
 		cli_write(copy, log, log_cuts[i]);
 		cli_write(copy_records, records, len);
 		r = cli_env(0, NULL, "report", "--json", one, NULL);
-		cr_expect_eq(number_after(r.out, "\"reports\": "), 3, "log cut at %zu:\n%s%s", log_cuts[i], r.out, r.err);
-		cr_expect_eq(number_after(r.out, "\"from_records\": "), 3, "%s", r.out);
+		cr_expect_eq(cli_number_after(r.out, "\"reports\": "), 3, "log cut at %zu:\n%s%s", log_cuts[i], r.out, r.err);
+		cr_expect_eq(cli_number_after(r.out, "\"from_records\": "), 3, "%s", r.out);
 		cr_expect(strstr(r.err, "in the log: read from their record"), "log cut at %zu: %s", log_cuts[i], r.err);
 		cr_expect_null(strstr(r.err, "skipped;"), "nothing lost: %s", r.err);
 		run_free(&r);
@@ -304,9 +282,9 @@ Test(cli_records, records_cut_at_any_byte_still_give_every_report, .timeout = 90
 Test(cli_records, lines_that_are_not_records_are_skipped_with_a_note)
 {
 	char *dir = cli_temp_dir();
-	char *source = path_in(dir, "source");
+	char *source = cli_path_in(dir, "source");
 	log_target(source, "log", "demo_buggy_cache", NULL);
-	char *records_path = path_in(source, "log.jsonl");
+	char *records_path = cli_path_in(source, "log.jsonl");
 	char *records = cli_read(records_path);
 	cr_assert(records);
 	size_t starts[16];
@@ -333,8 +311,8 @@ Test(cli_records, lines_that_are_not_records_are_skipped_with_a_note)
 	fclose(f);
 	struct run r = cli_env(0, NULL, "report", "--json", source, NULL);
 	cr_expect_eq(r.exit_code, 1, "%s", r.err);
-	cr_expect_eq(number_after(r.out, "\"reports\": "), 3, "%s", r.out);
-	cr_expect_eq(number_after(r.out, "\"from_records\": "), 3, "the good records are read:\n%s", r.out);
+	cr_expect_eq(cli_number_after(r.out, "\"reports\": "), 3, "%s", r.out);
+	cr_expect_eq(cli_number_after(r.out, "\"from_records\": "), 3, "the good records are read:\n%s", r.out);
 	char expected[128];
 	snprintf(expected, sizeof(expected), "log.jsonl: %zu lines that are not records skipped\n", garbage_lines + 2);
 	cr_expect(strstr(r.err, expected), "expected '%s' in:\n%s", expected, r.err);
@@ -351,10 +329,10 @@ Test(cli_records, a_records_file_is_the_twin_of_its_log)
 {
 	char *dir = cli_temp_dir();
 	log_target(dir, "log", "demo_buggy_cache", NULL);
-	char *log = path_in(dir, "log"), *records = path_in(dir, "log.jsonl");
+	char *log = cli_path_in(dir, "log"), *records = cli_path_in(dir, "log.jsonl");
 	struct run r = cli_env(0, NULL, "report", "--json", dir, log, records, NULL);
-	cr_expect_eq(number_after(r.out, "\"reports\": "), 3, "read once:\n%s", r.out);
-	cr_expect_eq(number_after(r.out, "\"logs\": "), 1, "%s", r.out);
+	cr_expect_eq(cli_number_after(r.out, "\"reports\": "), 3, "read once:\n%s", r.out);
+	cr_expect_eq(cli_number_after(r.out, "\"logs\": "), 1, "%s", r.out);
 	cr_expect_str_empty(r.err, "%s", r.err);
 	run_free(&r);
 	cr_assert_eq(unlink(log), 0);
@@ -378,8 +356,8 @@ Test(cli_records, a_records_file_is_the_twin_of_its_log)
 Test(cli_records, report_finds_a_program_by_the_path_the_process_mapped, .timeout = 60)
 {
 	char *dir = cli_temp_dir(), *command;
-	char *libexec = path_in(dir, "usr/lib/x86_64-linux-gnu/foo/libexec");
-	char *program = path_in(libexec, "food"), *logs = path_in(dir, "logs");
+	char *libexec = cli_path_in(dir, "usr/lib/x86_64-linux-gnu/foo/libexec");
+	char *program = cli_path_in(libexec, "food"), *logs = cli_path_in(dir, "logs");
 	cr_assert(asprintf(&command,
 			   "mkdir -p '%s' && cp '%s' '%s' && cd '%s' && objcopy --only-keep-debug food food.debug && "
 			   "strip food && objcopy --add-gnu-debuglink=food.debug food && mv food.debug '%s/'",
@@ -413,7 +391,7 @@ Test(cli_records, report_finds_a_program_by_the_path_the_process_mapped, .timeou
 
 	/* Text alone: the run record names the program (run -o); the debug
 	 * file again only after the run */
-	char *run_logs = path_in(dir, "run-logs");
+	char *run_logs = cli_path_in(dir, "run-logs");
 	cr_assert(asprintf(&command, "mv '%s/food.debug' '%s/'", libexec, dir) > 0);
 	cr_assert_eq(system(command), 0);
 	free(command);

@@ -10,16 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "harness.h"
-
-/* Defined in test_cli.c. */
-const char *cli_target(const char *name);
-struct run cli_env(double timeout, const char *const *env, const char *arg, ...);
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
-char *cli_read(const char *path);
-void cli_write(const char *path, const char *text, size_t len);
-int cli_json_valid(const char *text);
-int cli_ends_with(const char *name, const char *suffix);
+#include "cli_helpers.h"
 
 /* `lockdep-rcu run -o dir/name -- program args...`, expected to report. */
 static void run_into(const char *dir, const char *name, const char *program, const char *arg)
@@ -29,12 +20,6 @@ static void run_into(const char *dir, const char *name, const char *program, con
 	struct run r = cli_env(0, NULL, "run", "-o", out, "--", program, arg, NULL);
 	cr_assert_eq(r.exit_code, 66, "%s", r.err);
 	run_free(&r);
-}
-
-static int number_after(const char *text, const char *prefix)
-{
-	const char *p = strstr(text, prefix);
-	return p ? atoi(p + strlen(prefix)) : -1;
 }
 
 Test(cli, report_groups_the_same_bug_across_runs_and_processes)
@@ -176,8 +161,8 @@ Test(cli, report_json_is_one_valid_document)
 	struct run r = cli_env(0, NULL, "report", "--json", dir, NULL);
 	cr_expect_eq(r.exit_code, 1);
 	cr_expect(cli_json_valid(r.out), "%s", r.out);
-	cr_expect_eq(number_after(r.out, "\"bugs\": "), 3, "%s", r.out);
-	cr_expect_eq(number_after(r.out, "\"runs\": "), 1, "%s", r.out);
+	cr_expect_eq(cli_number_after(r.out, "\"bugs\": "), 3, "%s", r.out);
+	cr_expect_eq(cli_number_after(r.out, "\"runs\": "), 1, "%s", r.out);
 	cr_expect_eq(count_of(r.out, "\"title\": \"WARNING: suspicious RCU usage\""), 2, "%s", r.out);
 	cr_expect(strstr(r.out, "\"kind\": \"locks_held_at_exit\""), "%s", r.out);
 	cr_expect(strstr(r.out, "\"function\": \"route_stats\""), "%s", r.out);
@@ -316,8 +301,8 @@ Test(cli, report_applies_suppressions)
 	r = cli_env(0, NULL, "report", "--json", "--suppressions", supp, logs, NULL);
 	cr_expect_eq(r.exit_code, 0, "all suppressed is nothing found:\n%s", r.out);
 	cr_expect(cli_json_valid(r.out), "%s", r.out);
-	cr_expect_eq(number_after(r.out, "\"bugs\": "), 0, "%s", r.out);
-	cr_expect_eq(number_after(r.out, "\"suppressed\": "), 6, "%s", r.out);
+	cr_expect_eq(cli_number_after(r.out, "\"bugs\": "), 0, "%s", r.out);
+	cr_expect_eq(cli_number_after(r.out, "\"suppressed\": "), 6, "%s", r.out);
 	run_free(&r);
 
 	/* a kind that does not apply suppresses nothing */
@@ -395,20 +380,13 @@ static char *log_of(const char *dir)
 	return path;
 }
 
-static char *file_in(const char *dir, const char *name)
-{
-	char *path;
-	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
-	return path;
-}
-
 /* A process that crashed leaves its whole reports followed by zeros: the
  * file system had reserved the blocks but not written them. */
 Test(cli, report_reads_a_log_around_nul_garbage, .timeout = 60)
 {
 	char *dir = cli_temp_dir();
 	run_into(dir, "good", cli_target("demo_buggy_cache.memb"), NULL);
-	char *good_dir = file_in(dir, "good");
+	char *good_dir = cli_path_in(dir, "good");
 	char *good_path = log_of(good_dir);
 	char *good = cli_read(good_path);
 	size_t good_len = strlen(good);
@@ -426,9 +404,9 @@ Test(cli, report_reads_a_log_around_nul_garbage, .timeout = 60)
 		memcpy(crash + (size_t)i * good_len, good, good_len);
 	memcpy(crash + 21 * good_len, good, two);
 	memcpy(crash + crash_len, zeros, sizeof(zeros));
-	char *bad_dir = file_in(dir, "bad");
+	char *bad_dir = cli_path_in(dir, "bad");
 	mkdir(bad_dir, 0755);
-	char *crash_log = file_in(bad_dir, "crash.log");
+	char *crash_log = cli_path_in(bad_dir, "crash.log");
 	cli_write(crash_log, crash, crash_len + sizeof(zeros));
 
 	struct run r = cli_env(30, NULL, "report", crash_log, NULL);
@@ -452,7 +430,7 @@ Test(cli, report_reads_a_log_around_nul_garbage, .timeout = 60)
 	memcpy(middle + at, good, cut), at += cut;
 	memcpy(middle + at, zeros, 100), at += 100;
 	memcpy(middle + at, good + cut, good_len - cut), at += good_len - cut;
-	char *middle_log = file_in(bad_dir, "middle.log");
+	char *middle_log = cli_path_in(bad_dir, "middle.log");
 	cli_write(middle_log, middle, at);
 	r = cli_env(30, NULL, "report", middle_log, NULL);
 	cr_expect_eq(r.exit_code, 1);
@@ -465,7 +443,7 @@ Test(cli, report_reads_a_log_around_nul_garbage, .timeout = 60)
 	run_free(&r);
 
 	/* a log that is entirely binary is still skipped */
-	char *all_zeros = file_in(bad_dir, "zeros.log");
+	char *all_zeros = cli_path_in(bad_dir, "zeros.log");
 	cli_write(all_zeros, zeros, sizeof(zeros));
 	r = cli_env(30, NULL, "report", all_zeros, NULL);
 	cr_expect_eq(r.exit_code, 0);
@@ -494,17 +472,17 @@ Test(cli, report_refuses_unreadable_paths_on_the_command_line, .timeout = 60)
 {
 	char *dir = cli_temp_dir();
 	run_into(dir, "good", cli_target("cli_misc.memb"), "bug");
-	char *good = file_in(dir, "good");
-	char *fifo = file_in(dir, "fifo.log");
+	char *good = cli_path_in(dir, "good");
+	char *fifo = cli_path_in(dir, "fifo.log");
 	cr_assert_eq(mkfifo(fifo, 0644), 0);
-	char *socket_path = file_in(dir, "socket.log");
+	char *socket_path = cli_path_in(dir, "socket.log");
 	int sock = socket(AF_UNIX, SOCK_STREAM, 0);
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", socket_path);
 	cr_assert_eq(bind(sock, (struct sockaddr *)&addr, sizeof(addr)), 0, "%s", socket_path);
-	char *file = file_in(dir, "file.log");
+	char *file = cli_path_in(dir, "file.log");
 	cli_write(file, "x\n", 2);
-	char *under_file = file_in(dir, "file.log/lockdep-rcu.1.log");
+	char *under_file = cli_path_in(dir, "file.log/lockdep-rcu.1.log");
 	struct { const char *path, *reason; } cases[] = {
 		{ fifo, "a FIFO, not a regular file" },
 		{ "/dev/zero", "a character device, not a regular file" },
@@ -543,7 +521,7 @@ Test(cli, report_reads_a_log_of_70_mib_whole_in_bounded_memory, .timeout = 60)
 	char *dir = cli_temp_dir();
 	run_into(dir, "misc", cli_target("cli_misc.memb"), "bug");
 	run_into(dir, "demo", cli_target("demo_buggy_cache.memb"), NULL);
-	char *misc_dir = file_in(dir, "misc"), *demo_dir = file_in(dir, "demo");
+	char *misc_dir = cli_path_in(dir, "misc"), *demo_dir = cli_path_in(dir, "demo");
 	char *misc_path = log_of(misc_dir), *demo_path = log_of(demo_dir);
 	char *misc = cli_read(misc_path), *demo = cli_read(demo_path);
 	/* 1 MiB of the program's own output */
@@ -557,9 +535,9 @@ Test(cli, report_reads_a_log_of_70_mib_whole_in_bounded_memory, .timeout = 60)
 		line[63] = '\n';
 		memcpy(block + i, line, sizeof(line));
 	}
-	char *big_dir = file_in(dir, "big");
+	char *big_dir = cli_path_in(dir, "big");
 	mkdir(big_dir, 0755);
-	char *big = file_in(big_dir, "daemon.log");
+	char *big = cli_path_in(big_dir, "daemon.log");
 	FILE *f = fopen(big, "wb");
 	cr_assert(f);
 	/* 70 MiB of output; every 5 MiB a report that spans a MiB boundary (the

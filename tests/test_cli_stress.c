@@ -5,17 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
-
-/* Defined in test_cli.c. */
-const char *cli_tool(void);
-const char *cli_target(const char *name);
-struct run cli_env(double timeout, const char *const *env, const char *arg, ...);
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
-char *cli_read(const char *path);
-void cli_write(const char *path, const char *text, size_t len);
-int cli_json_valid(const char *text);
-void cli_expect_sanitizer_clean(const struct run *r);
+#include "cli_helpers.h"
 
 #define RACY_RUNS 20
 

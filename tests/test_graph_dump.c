@@ -6,11 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
-
-char *cli_read(const char *path);
-const char *cli_target(const char *name);
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
+#include "cli_helpers.h"
 
 /* Runs target scenario with graph_path=<dir>/graph.dot; returns the DOT. */
 static char *graph_of(const char *target, const char *scenario, char **dir_out)

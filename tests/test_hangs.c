@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
+#include "cli_helpers.h"
 
 static struct run run_hangs(const char *flavor, const char *scenario, const char *seconds, const char *options,
 			    double timeout)
@@ -173,12 +174,6 @@ Test(hangs, info_reports_set_the_status_and_are_suppressible, .timeout = 60)
 	run_free(&r);
 	unlink(path);
 }
-
-/* Defined in test_cli.c. */
-struct run cli_env(double timeout, const char *const *env, const char *arg, ...);
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
-const char *cli_target(const char *name);
 
 /* stress kills a hung run after its timeout; it set the tracer's hang
  * timeouts below it, so the log explains the hang and report shows it. */

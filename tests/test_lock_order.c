@@ -2,6 +2,8 @@
  * kernel's layout, and every correct order stays silent. */
 #include <criterion/criterion.h>
 #include "harness.h"
+#include "cli_helpers.h"
+#include "records.h"
 
 #define CIRCULAR "WARNING: possible circular locking dependency detected"
 
@@ -11,65 +13,123 @@ static struct run order(const char *flavor, const char *scenario, double timeout
 	return run_target("lock_order", flavor, scenario, &o);
 }
 
-static void expect_circular_n(const char *scenario, int n, const char *expect1, const char *expect2)
+#define CIRCULAR_KIND "circular_dependency"
+
+/* n circular-dependency reports and nothing else, in the kernel's layout,
+ * exit status 66; returned for its records to be read (run_records_free). */
+static struct run_records circular_n(const char *scenario, int n)
 {
-	struct run r = order("memb", scenario, 10);
-	cr_expect_eq(count_of(r.err, CIRCULAR), n, "[%s]\n%s", scenario, r.err);
-	cr_expect_eq(splat_count(r.err), n, "[%s]\n%s", scenario, r.err);
-	cr_expect(strstr(r.err, "the existing dependency chain (in reverse order) is:"), "[%s]", scenario);
-	cr_expect(strstr(r.err, " Possible unsafe locking scenario:"), "[%s]", scenario);
-	cr_expect(strstr(r.err, " *** DEADLOCK ***"), "[%s]", scenario);
-	if (expect1)
-		cr_expect(strstr(r.err, expect1), "[%s] expected '%s'\n%s", scenario, expect1, r.err);
-	if (expect2)
-		cr_expect(strstr(r.err, expect2), "[%s] expected '%s'\n%s", scenario, expect2, r.err);
-	cr_expect_eq(r.exit_code, 66, "[%s]", scenario);
-	run_free(&r);
+	struct run_options o = { .preload = 1, .timeout = 10 };
+	struct run_records rr = run_target_records("lock_order", "memb", scenario, &o);
+	expect_records(&rr, CIRCULAR_KIND, n);
+	expect_records(&rr, NULL, n);
+	cr_expect_eq(count_of(rr.log, CIRCULAR), n, "[%s]\n%s", scenario, rr.context);
+	cr_expect(strstr(rr.log, "the existing dependency chain (in reverse order) is:"), "[%s]\n%s", scenario,
+		  rr.context);
+	cr_expect(strstr(rr.log, " Possible unsafe locking scenario:"), "[%s]\n%s", scenario, rr.context);
+	cr_expect(strstr(rr.log, " *** DEADLOCK ***"), "[%s]\n%s", scenario, rr.context);
+	cr_expect_eq(rr.run.exit_code, 66, "[%s]\n%s", scenario, rr.context);
+	return rr;
 }
 
-static void expect_circular(const char *scenario, const char *expect1, const char *expect2)
+static struct run_records circular(const char *scenario)
 {
-	expect_circular_n(scenario, 1, expect1, expect2);
+	return circular_n(scenario, 1);
+}
+
+/* The first record of the run (what a one-report run is about). */
+static const struct record *first(const struct run_records *rr)
+{
+	return record_nth(rr, CIRCULAR_KIND, 0);
+}
+
+/* Some record of the run names a lock of that role and name. */
+static int any_record_has_lock(const struct run_records *rr, const char *role, const char *name)
+{
+	for (size_t i = 0; i < rr->count; i++)
+		if (record_lock(&rr->records[i], role, name))
+			return 1;
+	return 0;
 }
 
 static void expect_silent(const char *flavor, const char *scenario)
 {
-	struct run r = order(flavor, scenario, 20);
-	cr_expect_str_empty(r.err, "[%s %s]\n%s", flavor, scenario, r.err);
-	cr_expect_eq(r.exit_code, 0, "[%s %s]", flavor, scenario);
-	run_free(&r);
+	struct run_options o = { .preload = 1, .timeout = 20 };
+	struct run_records rr = run_target_records("lock_order", flavor, scenario, &o);
+	cr_expect_eq(rr.count, 0, "[%s %s] expected no report\n%s", flavor, scenario, rr.context);
+	cr_expect_str_empty(rr.log, "[%s %s]\n%s", flavor, scenario, rr.context);
+	cr_expect_str_empty(rr.run.err, "[%s %s]\n%s", flavor, scenario, rr.context);
+	cr_expect_eq(rr.run.exit_code, 0, "[%s %s]\n%s", flavor, scenario, rr.context);
+	run_records_free(&rr);
 }
 
 Test(lock_order, abba_one_thread)
 {
-	expect_circular("abba", "  lock(B);\n                               lock(A);\n                               lock(B);\n  lock(A);",
-			"-> #1 (B){lock}:");
+	struct run_records rr = circular("abba");
+	const struct record *r = expect_record_at(&rr, CIRCULAR_KIND, "nest", "lock_order.c", 0);
+	expect_lock_list(&rr, r, "acquiring:A{lock} holding:B{lock} chain:A{lock} chain:B{lock} held:B{mutex}");
+	expect_frame(&rr, r, "abba");
+	/* the scenario's layout */
+	const char *scenario = "  lock(B);\n                               lock(A);\n"
+			       "                               lock(B);\n  lock(A);";
+	cr_expect(strstr(rr.log, scenario), "expected '%s'\n%s", scenario, rr.context);
+	run_records_free(&rr);
 }
 
 Test(lock_order, abba_after_the_first_order_was_taken_many_times)
 {
-	expect_circular("abba-after-many-ab", "-> #1 (B){lock}:", NULL);
+	struct run_records rr = circular("abba-after-many-ab");
+	expect_lock(&rr, first(&rr), "acquiring", "A", "lock");
+	expect_lock(&rr, first(&rr), "holding", "B", "lock");
+	expect_lock(&rr, first(&rr), "chain", "B", "lock");
+	run_records_free(&rr);
 	expect_silent("memb", "ab-many");
 }
 
 Test(lock_order, abba_two_threads)
 {
-	expect_circular("abba-two-threads", " ab_thread+0x", NULL);
+	struct run_records rr = circular("abba-two-threads");
+	expect_lock(&rr, first(&rr), "acquiring", "A", "lock");
+	expect_lock(&rr, first(&rr), "holding", "B", "lock");
+	/* where the other thread took the first order: the chain's stack,
+	 * which the record does not carry */
+	cr_expect(strstr(rr.log, " ab_thread+0x"), "%s", rr.context);
+	run_records_free(&rr);
 }
 
 Test(lock_order, longer_cycles)
 {
-	expect_circular("abbcca", "Chain exists of:\n  A --> B --> C", NULL);
-	expect_circular("abbccdda", "Chain exists of:", NULL);
+	struct run_records rr = circular("abbcca");
+	expect_lock_list(&rr, first(&rr), "acquiring:A{lock} holding:C{lock} chain:A{lock} chain:B{lock} chain:C{lock} "
+					  "held:C{mutex}");
+	cr_expect(strstr(rr.log, "Chain exists of:\n  A --> B --> C"), "%s", rr.context);
+	run_records_free(&rr);
+	rr = circular("abbccdda");
+	const struct record *r = first(&rr);
+	if (r)
+		cr_expect_eq(record_lock_count(r, "chain"), 4, "A B C D\n%s", rr.context);
+	cr_expect(strstr(rr.log, "Chain exists of:"), "%s", rr.context);
+	run_records_free(&rr);
 	/* B C D A after A B C D: three pairs taken in both orders */
-	expect_circular_n("abcdbcda", 3, NULL, NULL);
-	expect_circular("abcdbdda", NULL, NULL);
+	rr = circular_n("abcdbcda", 3);
+	run_records_free(&rr);
+	rr = circular("abcdbdda");
+	run_records_free(&rr);
 }
 
 Test(lock_order, every_independent_cycle_of_one_acquisition_is_reported)
 {
-	expect_circular_n("two-independent-cycles", 2, "(B), at:", "(C), at:");
-	expect_circular_n("overlapping-cycles", 1, "  lock(B);\n                               lock(A);", NULL);
+	struct run_records rr = circular_n("two-independent-cycles", 2);
+	cr_expect(any_record_has_lock(&rr, "holding", "B"), "%s", rr.context);
+	cr_expect(any_record_has_lock(&rr, "holding", "C"), "%s", rr.context);
+	for (int i = 0; i < 2; i++)
+		expect_lock(&rr, record_nth(&rr, CIRCULAR_KIND, i), "acquiring", "A", "lock");
+	run_records_free(&rr);
+	/* CPU0 holds B, CPU1 takes A */
+	rr = circular("overlapping-cycles");
+	expect_lock(&rr, first(&rr), "holding", "B", "lock");
+	expect_lock(&rr, first(&rr), "acquiring", "A", "lock");
+	run_records_free(&rr);
 }
 
 Test(lock_order, consistent_orders_are_silent)
@@ -80,20 +140,28 @@ Test(lock_order, consistent_orders_are_silent)
 
 Test(lock_order, rwlocks)
 {
-	expect_circular("rw-write-read-inversion", "rlock(", NULL);
-	expect_circular("rw-write-write", NULL, NULL);
+	struct run_records rr = circular("rw-write-read-inversion");
+	expect_lock(&rr, first(&rr), "acquiring", "X", "rlock");
+	cr_expect(strstr(rr.log, "rlock("), "%s", rr.context);
+	run_records_free(&rr);
+	rr = circular("rw-write-write");
+	run_records_free(&rr);
 	expect_silent("memb", "rw-recursive-reads");
 }
 
 Test(lock_order, condition_wait_retakes_the_mutex)
 {
-	expect_circular("condvar-inversion", NULL, NULL);
+	struct run_records rr = circular("condvar-inversion");
+	expect_record_at(&rr, CIRCULAR_KIND, "condvar_inversion", "lock_order.c", 0);
+	run_records_free(&rr);
 }
 
 Test(lock_order, same_class_instances)
 {
 	expect_silent("memb", "address-ordered-same-class");
-	expect_circular("same-class-inversion", "were taken in the opposite order before", NULL);
+	struct run_records rr = circular("same-class-inversion");
+	cr_expect(strstr(rr.log, "were taken in the opposite order before"), "%s", rr.context);
+	run_records_free(&rr);
 }
 
 /* Where the first order was taken is the half of the bug a reader cannot
@@ -122,10 +190,11 @@ static int in_entry(const char *err, const char *entry, const char *next, const 
 Test(lock_order, same_class_orders_under_one_gate_lock_are_not_an_inversion)
 {
 	expect_silent("memb", "same-class-orders-under-one-gate");
-	struct run r = order("memb", "same-class-orders-one-without-the-gate", 10);
-	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
-	cr_expect(strstr(r.err, "were taken in the opposite order before"), "%s", r.err);
-	run_free(&r);
+	struct run_records rr = run_target_records("lock_order", "memb", "same-class-orders-one-without-the-gate",
+						   &(struct run_options){ .preload = 1, .timeout = 10 });
+	expect_records(&rr, CIRCULAR_KIND, 1);
+	cr_expect(strstr(rr.log, "were taken in the opposite order before"), "%s", rr.context);
+	run_records_free(&rr);
 }
 
 /* Two classes the same way: a cycle all of whose edges were only ever taken
@@ -134,10 +203,13 @@ Test(lock_order, same_class_orders_under_one_gate_lock_are_not_an_inversion)
 Test(lock_order, class_orders_under_one_gate_lock_are_not_a_cycle)
 {
 	expect_silent("memb", "class-orders-under-one-gate");
-	struct run r = order("memb", "class-orders-one-without-the-gate", 10);
-	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
-	cr_expect(strstr(r.err, "main_context_lock"), "%s", r.err);
-	run_free(&r);
+	struct run_records rr = run_target_records("lock_order", "memb", "class-orders-one-without-the-gate",
+						   &(struct run_options){ .preload = 1, .timeout = 10 });
+	expect_records(&rr, CIRCULAR_KIND, 1);
+	const struct record *r = expect_record_at(&rr, CIRCULAR_KIND, "classes_other_order", "lock_order.c", 0);
+	expect_lock(&rr, r, "acquiring", "main_context_lock", "lock");
+	expect_lock(&rr, r, "holding", "io_context_lock", "lock");
+	run_records_free(&rr);
 }
 
 Test(lock_order, a_same_class_inversion_names_where_the_other_order_was_taken)
@@ -167,11 +239,14 @@ Test(lock_order, a_same_class_inversion_names_where_the_other_order_was_taken)
 Test(lock_order, a_class_nested_in_itself_through_another_is_not_a_cycle)
 {
 	expect_silent("memb", "nested-contexts");
-	struct run r = order("memb", "nested-contexts-then-inversion", 10);
-	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
-	cr_expect(strstr(r.err, "were taken in the opposite order before"), "an inversion of instances\n%s", r.err);
-	cr_expect_eq(r.exit_code, 66);
-	run_free(&r);
+	struct run_records rr = run_target_records("lock_order", "memb", "nested-contexts-then-inversion",
+						   &(struct run_options){ .preload = 1, .timeout = 10 });
+	expect_records(&rr, CIRCULAR_KIND, 1);
+	expect_record_at(&rr, CIRCULAR_KIND, "nested_contexts_then_inversion", "lock_order.c", 0);
+	cr_expect(strstr(rr.log, "were taken in the opposite order before"), "an inversion of instances\n%s",
+		  rr.context);
+	cr_expect_eq(rr.run.exit_code, 66, "%s", rr.context);
+	run_records_free(&rr);
 }
 
 /* The same nesting twice per pass along a pipeline, many passes: decided
@@ -180,11 +255,12 @@ Test(lock_order, a_class_nested_in_itself_through_another_is_not_a_cycle)
 Test(lock_order, a_nesting_through_another_class_is_decided_alike_every_time)
 {
 	expect_silent("memb", "pipeline-buffers");
-	struct run r = order("memb", "pipeline-buffers-then-inversion", 10);
-	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
-	cr_expect(strstr(r.err, "decoder_stream_lock"), "%s", r.err);
-	cr_expect_eq(r.exit_code, 66);
-	run_free(&r);
+	struct run_records rr = run_target_records("lock_order", "memb", "pipeline-buffers-then-inversion",
+						   &(struct run_options){ .preload = 1, .timeout = 10 });
+	expect_records(&rr, CIRCULAR_KIND, 1);
+	expect_lock(&rr, first(&rr), "acquiring", "decoder_stream_lock", "lock");
+	cr_expect_eq(rr.run.exit_code, 66, "%s", rr.context);
+	run_records_free(&rr);
 }
 
 /* Pads nested through another class on one path and directly on another
@@ -195,53 +271,58 @@ Test(lock_order, a_nesting_through_another_class_is_decided_alike_every_time)
 Test(lock_order, a_cycle_through_nested_subclasses_is_judged_by_instances)
 {
 	expect_silent("memb", "muxer-buffers-and-events");
-	struct run r = order("memb", "muxer-collect-then-pad", 10);
-	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
-	cr_expect(strstr(r.err, "muxer_collect_lock"), "%s", r.err);
-	cr_expect_eq(r.exit_code, 66);
-	run_free(&r);
+	struct run_records rr = run_target_records("lock_order", "memb", "muxer-collect-then-pad",
+						   &(struct run_options){ .preload = 1, .timeout = 10 });
+	expect_records(&rr, CIRCULAR_KIND, 1);
+	expect_lock(&rr, first(&rr), "holding", "muxer_collect_lock", "lock");
+	cr_expect_eq(rr.run.exit_code, 66, "%s", rr.context);
+	run_records_free(&rr);
 }
 
 Test(lock_order, rcu_grace_period_under_a_lock_readers_take, .timeout = 120)
 {
 	for (const char *const *f = all_flavors; *f; f++) {
-		struct run r = order(*f, "rcu-grace-period-deadlock", 10);
-		char rlock[64], sync[64];
-		snprintf(rlock, sizeof(rlock), "rlock(rcu_read_lock_%s);", *f);
-		snprintf(sync, sizeof(sync), "sync(rcu_read_lock_%s);", *f);
-		cr_expect_eq(count_of(r.err, CIRCULAR), 1, "[%s]\n%s", *f, r.err);
-		cr_expect(strstr(r.err, rlock), "[%s] expected '%s'\n%s", *f, rlock, r.err);
-		cr_expect(strstr(r.err, sync), "[%s] expected '%s'\n%s", *f, sync, r.err);
-		run_free(&r);
+		struct run_records rr = run_target_records("lock_order", *f, "rcu-grace-period-deadlock",
+							   &(struct run_options){ .preload = 1, .timeout = 10 });
+		char reader[64], rlock[96];
+		snprintf(reader, sizeof(reader), "rcu_read_lock_%s", *f);
+		snprintf(rlock, sizeof(rlock), "rlock(%s);", reader);
+		expect_records(&rr, CIRCULAR_KIND, 1);
+		const struct record *r = expect_record_at(&rr, CIRCULAR_KIND, "rcu_grace_period_deadlock",
+							  "lock_order.c", 0);
+		/* the grace period waited for under the lock, sync(rcu_read_lock_X) */
+		expect_lock(&rr, r, "acquiring", reader, "sync");
+		expect_lock(&rr, r, "holding", "config_lock", "lock");
+		/* the reader's side is said by the scenario only */
+		cr_expect(strstr(rr.log, rlock), "[%s] expected '%s'\n%s", *f, rlock, rr.context);
+		run_records_free(&rr);
 		expect_silent(*f, "rcu-grace-period-ok");
 	}
 }
 
 Test(lock_order, report_comes_before_a_real_deadlock)
 {
-	struct run r = order("memb", "real-deadlock", 4);
-	cr_expect(r.timed_out, "the program really deadlocks");
-	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
-	cr_expect_null(strstr(r.out, "not reached"));
-	run_free(&r);
+	struct run_records rr = run_target_records("lock_order", "memb", "real-deadlock",
+						   &(struct run_options){ .preload = 1, .timeout = 4 });
+	cr_expect(rr.run.timed_out, "the program really deadlocks\n%s", rr.context);
+	expect_records(&rr, CIRCULAR_KIND, 1);
+	cr_expect_null(strstr(rr.run.out, "not reached"), "%s", rr.context);
+	run_records_free(&rr);
 }
 
 Test(lock_order, srcu_grace_period_under_a_lock_srcu_readers_take)
 {
 	struct run_options o = { .preload = 1, .timeout = 10 };
-	struct run r = run_target("header_checks", "memb", "srcu-grace-period-deadlock", &o);
-	cr_expect_eq(count_of(r.err, CIRCULAR), 1, "%s", r.err);
-	cr_expect(strstr(r.err, "rlock(srcu:domain_a);"), "%s", r.err);
-	cr_expect(strstr(r.err, "sync(srcu:domain_a);"), "%s", r.err);
-	run_free(&r);
-	r = run_target("header_checks", "memb", "srcu-grace-period-ok", &o);
-	cr_expect_str_empty(r.err, "%s", r.err);
-	cr_expect_eq(r.exit_code, 0);
-	run_free(&r);
+	struct run_records rr = run_target_records("header_checks", "memb", "srcu-grace-period-deadlock", &o);
+	expect_records(&rr, CIRCULAR_KIND, 1);
+	const struct record *r = expect_record_at(&rr, CIRCULAR_KIND, "srcu_grace_period_deadlock", "header_checks.c", 0);
+	expect_lock(&rr, r, "acquiring", "srcu:domain_a", "sync");
+	cr_expect(strstr(rr.log, "rlock(srcu:domain_a);"), "%s", rr.context);
+	run_records_free(&rr);
+	rr = run_target_records("header_checks", "memb", "srcu-grace-period-ok", &o);
+	expect_no_reports(&rr);
+	run_records_free(&rr);
 }
-
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
 
 /* A C++ program: its classes and frames are named as C++ names
  * ("shop::Account::audit"), not as their symbols ("_ZN4shop7Account5audit
@@ -253,14 +334,19 @@ Test(lock_order, a_cxx_program_reads_in_cxx_names)
 	snprintf(path, sizeof(path), "%s", build_path("targets/cxx_accounts"));
 	char *argv[] = { path, "bug-abba", NULL };
 	struct run_options o = { .preload = 1, .timeout = 10 };
-	struct run r = run_program(argv, &o);
-	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
-	cr_expect(strstr(r.err, "WARNING: possible circular locking dependency detected"), "%s", r.err);
-	cr_expect(strstr(r.err, "(shop::Account::Account+0x"), "the class by its constructor:\n%s", r.err);
-	cr_expect(strstr(r.err, "(shop::Ledger::Ledger+0x"), "%s", r.err);
-	cr_expect(strstr(r.err, " shop::Ledger::post+0x"), "the frames:\n%s", r.err);
-	cr_expect_not(strstr(r.err, "_ZN"), "no mangled name:\n%s", r.err);
-	run_free(&r);
+	struct run_records rr = run_program_records(argv, &o);
+	expect_records(&rr, NULL, 1);
+	expect_records(&rr, CIRCULAR_KIND, 1);
+	/* the classes by their constructors, the frames by their C++ names */
+	const struct record *audit = expect_record_at(&rr, CIRCULAR_KIND, "shop::Account::audit", "cxx_accounts.cc", 0);
+	expect_lock(&rr, audit, "holding", "shop::Account::Account+0x*", "lock");
+	expect_lock(&rr, audit, "acquiring", "shop::Ledger::Ledger+0x*", "lock");
+	/* a frame of the chain's stack, which the record does not carry */
+	cr_expect(strstr(rr.log, " shop::Ledger::post+0x"), "the frames:\n%s", rr.context);
+	cr_expect_not(strstr(rr.log, "_ZN"), "no mangled name:\n%s", rr.context);
+	cr_expect_not(strstr(rr.jsonl, "_ZN"), "no mangled name:\n%s", rr.context);
+	run_records_free(&rr);
+	struct run r;
 
 	/* a suppression names the function as reports print it */
 	char *dir = cli_temp_dir(), supp[4200], options[4300];

@@ -5,10 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "harness.h"
-
-char *cli_read(const char *path);
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
+#include "cli_helpers.h"
 
 struct stat_row {
 	unsigned long con_bounces, contentions, acq_bounces, acquisitions;

@@ -4,44 +4,51 @@
  * program beside its correct twin, in every flavor the check applies to. */
 #include <criterion/criterion.h>
 #include "harness.h"
+#include "records.h"
 
 static const struct run_options preloaded = { .preload = 1 };
 static const struct run_options preloaded_hang = { .preload = 1, .timeout = 4 };
 
+#define SUSPICIOUS "suspicious_rcu"
+
 static void expect_silent(const char *target, const char *flavor, const char *scenario)
 {
-	struct run r = run_target(target, flavor, scenario, &preloaded);
-	cr_expect_str_empty(r.err, "[%s.%s %s] expected no report:\n%s", target, flavor, scenario, r.err);
-	cr_expect_eq(r.exit_code, 0, "[%s.%s %s] exit %d", target, flavor, scenario, r.exit_code);
-	run_free(&r);
+	struct run_records rr = run_target_records(target, flavor, scenario, &preloaded);
+	cr_expect_eq(rr.count, 0, "[%s.%s %s] expected no report\n%s", target, flavor, scenario, rr.context);
+	cr_expect_str_empty(rr.log, "[%s.%s %s] expected no report\n%s", target, flavor, scenario, rr.context);
+	cr_expect_str_empty(rr.run.err, "[%s.%s %s] expected nothing on stderr\n%s", target, flavor, scenario,
+			    rr.context);
+	cr_expect_eq(rr.run.exit_code, 0, "[%s.%s %s] exit %d\n%s", target, flavor, scenario, rr.run.exit_code,
+		     rr.context);
+	run_records_free(&rr);
 }
 
 Test(rcu_checks, synchronize_rcu_in_reader_reported_before_the_deadlock)
 {
 	for (const char *const *f = all_flavors; *f; f++) {
-		struct run r = run_target("sync_in_reader", *f, "bug-synchronize", &preloaded_hang);
-		cr_expect(has_site_message(&r, "sync_in_reader.c",
-					   "Illegal synchronize_rcu() in RCU read-side critical section"),
-			  "[%s]\n%s", *f, r.err);
-		cr_expect(strstr(r.err, " synchronize_inside_reader+0x"), "[%s]\n%s", *f, r.err);
-		cr_expect(strstr(r.err, "(rcu_read_lock_"), "[%s] the reader is listed\n%s", *f, r.err);
-		cr_expect_eq(splat_count(r.err), 1, "[%s]\n%s", *f, r.err);
+		struct run_records rr = run_target_records("sync_in_reader", *f, "bug-synchronize", &preloaded_hang);
+		const struct record *r = expect_site_message(&rr, SUSPICIOUS, "sync_in_reader.c",
+				"Illegal synchronize_rcu() in RCU read-side critical section");
+		expect_frame(&rr, r, "synchronize_inside_reader");
+		char reader[64];
+		snprintf(reader, sizeof(reader), "rcu_read_lock_%s", *f);
+		expect_lock(&rr, r, "held", reader, "rcu");   /* the reader is listed */
+		expect_records(&rr, NULL, 1);
 		/* QSBR's debug read side does not block grace periods: no hang there */
 		if (strcmp(*f, "qsbr"))
-			cr_expect(r.timed_out, "[%s] liburcu deadlocks here", *f);
-		run_free(&r);
+			cr_expect(rr.run.timed_out, "[%s] liburcu deadlocks here", *f);
+		run_records_free(&rr);
 	}
 }
 
 Test(rcu_checks, rcu_barrier_in_reader_reported)
 {
 	for (const char *const *f = all_flavors; *f; f++) {
-		struct run r = run_target("sync_in_reader", *f, "bug-barrier", &preloaded_hang);
-		cr_expect(has_site_message(&r, "sync_in_reader.c",
-					   "Illegal rcu_barrier() in RCU read-side critical section"),
-			  "[%s]\n%s", *f, r.err);
-		cr_expect_eq(splat_count(r.err), 1, "[%s]\n%s", *f, r.err);
-		run_free(&r);
+		struct run_records rr = run_target_records("sync_in_reader", *f, "bug-barrier", &preloaded_hang);
+		expect_site_message(&rr, SUSPICIOUS, "sync_in_reader.c",
+				    "Illegal rcu_barrier() in RCU read-side critical section");
+		expect_records(&rr, NULL, 1);
+		run_records_free(&rr);
 	}
 }
 
@@ -56,15 +63,15 @@ Test(rcu_checks, grace_period_waits_outside_readers_are_silent)
 Test(rcu_checks, reader_that_never_registers_is_reported)
 {
 	for (const char *const *f = registering_flavors; *f; f++) {
-		struct run r = run_target("unregistered_reader", *f, "bug", &preloaded);
+		struct run_records rr = run_target_records("unregistered_reader", *f, "bug", &preloaded);
 		char msg[256];
 		snprintf(msg, sizeof(msg),
 			 "rcu_read_lock() by a thread that never called rcu_register_thread() (liburcu flavor %s)", *f);
-		cr_expect(has_site_message(&r, "unregistered_reader.c", msg), "[%s]\n%s", *f, r.err);
-		cr_expect(strstr(r.err, " never_registers+0x"), "[%s]\n%s", *f, r.err);
-		cr_expect_eq(splat_count(r.err), 1, "[%s]\n%s", *f, r.err);
-		cr_expect_eq(r.exit_code, 66, "[%s]", *f);
-		run_free(&r);
+		const struct record *r = expect_site_message(&rr, SUSPICIOUS, "unregistered_reader.c", msg);
+		expect_frame(&rr, r, "never_registers");
+		expect_records(&rr, NULL, 1);
+		cr_expect_eq(rr.run.exit_code, 66, "[%s]\n%s", *f, rr.context);
+		run_records_free(&rr);
 		expect_silent("unregistered_reader", *f, "ok");
 	}
 }
@@ -78,34 +85,33 @@ Test(rcu_checks, reads_before_registering_are_reported_only_when_strict)
 {
 	expect_silent("unregistered_reader", "memb", "late");
 	struct run_options strict = { .preload = 1, .options = "strict_registration=1" };
-	struct run r = run_target("unregistered_reader", "memb", "late", &strict);
-	cr_expect(strstr(r.err, "by a thread that never called rcu_register_thread()"), "%s", r.err);
-	cr_expect(strstr(r.err, "by a thread that called rcu_unregister_thread()"), "%s", r.err);
-	cr_expect_eq(splat_count(r.err), 2, "%s", r.err);
-	run_free(&r);
+	struct run_records rr = run_target_records("unregistered_reader", "memb", "late", &strict);
+	expect_record_saying(&rr, SUSPICIOUS, "by a thread that never called rcu_register_thread()");
+	expect_record_saying(&rr, SUSPICIOUS, "by a thread that called rcu_unregister_thread()");
+	expect_records(&rr, NULL, 2);
+	run_records_free(&rr);
 }
 
 Test(rcu_checks, offline_qsbr_reader_is_reported)
 {
-	struct run r = run_target("unregistered_reader", "qsbr", "bug-offline", &preloaded);
-	cr_expect(has_site_message(&r, "unregistered_reader.c", "rcu_read_lock() by a QSBR thread that is offline"),
-		  "%s", r.err);
-	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
-	run_free(&r);
+	struct run_records rr = run_target_records("unregistered_reader", "qsbr", "bug-offline", &preloaded);
+	expect_site_message(&rr, SUSPICIOUS, "unregistered_reader.c", "rcu_read_lock() by a QSBR thread that is offline");
+	expect_records(&rr, NULL, 1);
+	run_records_free(&rr);
 }
 
 Test(rcu_checks, qsbr_quiescent_state_or_offline_in_reader)
 {
-	struct run r = run_target("qsbr_quiescent_in_reader", "qsbr", "bug-quiescent", &preloaded);
-	cr_expect(has_site_message(&r, "qsbr_quiescent_in_reader.c",
-				   "rcu_quiescent_state() in RCU read-side critical section"), "%s", r.err);
-	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
-	run_free(&r);
-	r = run_target("qsbr_quiescent_in_reader", "qsbr", "bug-offline", &preloaded);
-	cr_expect(has_site_message(&r, "qsbr_quiescent_in_reader.c",
-				   "rcu_thread_offline() in RCU read-side critical section"), "%s", r.err);
-	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
-	run_free(&r);
+	struct run_records rr = run_target_records("qsbr_quiescent_in_reader", "qsbr", "bug-quiescent", &preloaded);
+	expect_site_message(&rr, SUSPICIOUS, "qsbr_quiescent_in_reader.c",
+			    "rcu_quiescent_state() in RCU read-side critical section");
+	expect_records(&rr, NULL, 1);
+	run_records_free(&rr);
+	rr = run_target_records("qsbr_quiescent_in_reader", "qsbr", "bug-offline", &preloaded);
+	expect_site_message(&rr, SUSPICIOUS, "qsbr_quiescent_in_reader.c",
+			    "rcu_thread_offline() in RCU read-side critical section");
+	expect_records(&rr, NULL, 1);
+	run_records_free(&rr);
 	/* includes synchronize_rcu() from an online thread: liburcu's own
 	 * offline/online calls inside it are not the program's */
 	expect_silent("qsbr_quiescent_in_reader", "qsbr", "ok");
@@ -114,24 +120,27 @@ Test(rcu_checks, qsbr_quiescent_state_or_offline_in_reader)
 Test(rcu_checks, rcu_read_unlock_at_nesting_zero)
 {
 	for (const char *const *f = all_flavors; *f; f++) {
-		struct run r = run_target("rcu_unlock_balance", *f, "bug", &preloaded);
-		char lock[64];
-		snprintf(lock, sizeof(lock), "is trying to release lock (rcu_read_lock_%s) at:", *f);
-		cr_expect(strstr(r.err, "WARNING: bad unlock balance detected!"), "[%s]\n%s", *f, r.err);
-		cr_expect(strstr(r.err, lock), "[%s]\n%s", *f, r.err);
-		cr_expect(strstr(r.err, "but there are no more locks to release!"), "[%s]\n%s", *f, r.err);
-		cr_expect(strstr(r.err, " unlock_without_lock+0x"), "[%s]\n%s", *f, r.err);
-		cr_expect_eq(splat_count(r.err), 1, "[%s]\n%s", *f, r.err);
-		run_free(&r);
+		struct run_records rr = run_target_records("rcu_unlock_balance", *f, "bug", &preloaded);
+		char lock[64], message[128];
+		snprintf(lock, sizeof(lock), "rcu_read_lock_%s", *f);
+		snprintf(message, sizeof(message), "is trying to release lock (%s) at:", lock);
+		const struct record *r = expect_record_at(&rr, "bad_unlock", "unlock_without_lock", NULL, 0);
+		if (r)
+			cr_expect_str_eq(r->title, "WARNING: bad unlock balance detected!", "[%s]\n%s", *f, rr.context);
+		expect_message_ends(&rr, r, message);
+		expect_lock(&rr, r, "released", lock, NULL);
+		cr_expect(strstr(rr.log, "but there are no more locks to release!"), "[%s]\n%s", *f, rr.context);
+		expect_records(&rr, NULL, 1);
+		run_records_free(&rr);
 		expect_silent("rcu_unlock_balance", *f, "ok");
 	}
 }
 
 Test(rcu_checks, liburcu_dlopened_after_start)
 {
-	struct run r = run_target("late_dlopen", "memb", "bug", &preloaded);
-	cr_expect(has_site_message(&r, "late_dlopen.c", "suspicious rcu_dereference() usage"), "%s", r.err);
-	cr_expect(strstr(r.out, "value 7"), "%s", r.out);
-	run_free(&r);
+	struct run_records rr = run_target_records("late_dlopen", "memb", "bug", &preloaded);
+	expect_site_message(&rr, SUSPICIOUS, "late_dlopen.c", "suspicious rcu_dereference() usage");
+	cr_expect(strstr(rr.run.out, "value 7"), "%s", rr.context);
+	run_records_free(&rr);
 	expect_silent("late_dlopen", "memb", "ok");
 }

@@ -8,12 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
-
-/* Defined in test_cli.c. */
-char *cli_read(const char *path);
-int cli_json_valid(const char *text);
-char *cli_temp_dir(void);
-void cli_remove_dir(char *dir);
+#include "cli_helpers.h"
 
 struct logged {
 	char *dir;
