@@ -14,6 +14,10 @@ PRELOAD_CFLAGS := $(CFLAGS) $(WARN) -fPIC -pthread -fno-omit-frame-pointer \
 	-ftls-model=initial-exec
 PRELOAD_LDFLAGS := -shared -pthread -ldl -Wl,--no-undefined -Wl,--version-script=preload/exports.map \
 	-Wl,-z,now -Wl,-z,nodelete
+# The libraries the symbolizer uses, linked in statically (Debian's archives are
+# position-independent in Debian): nothing new loaded into the host, and
+# exports.map keeps their symbols local (docs/libraries.md).
+SYMBOLIZE_LIBS := -l:libz.a
 
 PRELOAD_SRCS := $(wildcard preload/*.c)
 PRELOAD_OBJS := $(PRELOAD_SRCS:preload/%.c=$(BUILD)/preload/%.o)
@@ -109,7 +113,7 @@ SUITE_SRCS := $(wildcard tests/*.c)
 SUITE := $(BUILD)/tests/suite
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 UNIT := $(BUILD)/tests/unit
-# The symbolizer: its own ELF, DWARF and zlib readers, no libdw, no malloc.
+# The symbolizer: its own ELF and DWARF readers, zlib's inflate(), no libdw, no malloc.
 SYMBOLIZE_SRCS := preload/symbolize.c preload/demangle.c preload/module_list.c preload/debug_file.c \
 	preload/elf_image.c preload/symbol_table.c preload/dwarf_line.c preload/dwarf_form.c \
 	preload/dwarf_comp_dir.c preload/inflate.c preload/tracer_arena.c preload/tracer_sort.c preload/sandbox.c
@@ -144,7 +148,7 @@ $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
 	$(CC) $(PRELOAD_CFLAGS) -c $< -o $@
 
 $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
-	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) -o $@
+	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) $(SYMBOLIZE_LIBS) -o $@
 
 # The command shares the suppressions parser, the option table
 # (preload/options.h) and the demangler with the tracer.
@@ -178,7 +182,7 @@ $(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h)
 	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) -o $@ -lcriterion
 
 SYMBOLIZE_TARGET_DEPS := tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
-SYMBOLIZE_TARGET_BUILD = $(CC) -O0 $(WARN) -pthread -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS)
+SYMBOLIZE_TARGET_BUILD = $(CC) -O0 $(WARN) -pthread -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_LIBS)
 $(BUILD)/tests/symbolize_target_pie: $(SYMBOLIZE_TARGET_DEPS)
 	@mkdir -p $(@D)
 	$(SYMBOLIZE_TARGET_BUILD) -g -fpie -pie -o $@
@@ -218,7 +222,7 @@ UNIT_LOGIC := preload/options.c preload/suppressions.c preload/class_rules.c pre
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/options.h preload/suppressions.h preload/tracer_lock.h \
 		preload/thread_state.h preload/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ -lcriterion
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ $(SYMBOLIZE_LIBS) -lcriterion
 
 TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS) \
 	$(BENCH_BINS) $(BUILD)/bench/floor_preload.so
@@ -249,7 +253,7 @@ $(BUILD)/bench/tsan/%: tests/bench/%.c tests/bench/bench.h
 
 $(BUILD)/bench/symbolize_bench: tests/bench/symbolize_bench.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@
+	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@ $(SYMBOLIZE_LIBS)
 
 # Every part runs, whatever the one before it said; the status is the first
 # part's that failed (run-bench.sh: 1 when a target is missed).

@@ -1,7 +1,8 @@
 /* symbolize.h - names code and data addresses of the current process for
  * kernel-style splats ("function+0xoff/0xsize [module] file:line"), from inside
  * the LD_PRELOAD library, with our own ELF, DWARF line table and zlib readers
- * (module_list.c and the files it uses), safe inside any interposed call.
+ * (module_list.c and the files it uses; zlib's inflate(), linked in
+ * statically), safe inside any interposed call.
  *
  * NOT thread-safe: the module list and its tables are shared, unlocked state.
  * Callers serialize every call (the tracer's internal lock). Other threads
