@@ -17,7 +17,7 @@ PRELOAD_LDFLAGS := -shared -pthread -ldl -Wl,--no-undefined -Wl,--version-script
 # The libraries the symbolizer uses, linked in statically (Debian's archives are
 # position-independent in Debian): nothing new loaded into the host, and
 # exports.map keeps their symbols local (docs/libraries.md).
-SYMBOLIZE_LIBS := -l:libz.a
+SYMBOLIZE_LIBS := -l:libz.a -l:libiberty.a
 
 PRELOAD_SRCS := $(wildcard preload/*.c)
 PRELOAD_OBJS := $(PRELOAD_SRCS:preload/%.c=$(BUILD)/preload/%.o)
@@ -156,12 +156,12 @@ TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/suppressions.c preload/s
 	preload/demangle.c preload/demangle.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/suppressions.c preload/demangle.c -o $@
+	$(CC) $(CFLAGS) $(WARN) -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/suppressions.c preload/demangle.c -o $@ -l:libiberty.a
 # The same under ASan/UBSan for the test suite; its tracer is the one in build/.
 TOOL_ASAN := $(BUILD)/tests/lockdep-rcu-asan
 $(TOOL_ASAN): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/suppressions.c preload/demangle.c -o $@
+	$(CC) -O1 -g $(WARN) $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/suppressions.c preload/demangle.c -o $@ -l:libiberty.a
 
 # ---- test targets ---------------------------------------------------------
 define flavored_target
