@@ -14,6 +14,10 @@ PRELOAD_CFLAGS := $(CFLAGS) $(WARN) -Ipreload -fPIC -pthread -fno-omit-frame-poi
 	-ftls-model=initial-exec
 PRELOAD_LDFLAGS := -shared -pthread -ldl -Wl,--no-undefined -Wl,--version-script=preload/exports.map \
 	-Wl,-z,now -Wl,-z,nodelete
+# The libraries the symbolizer uses, linked in statically (Debian's archives are
+# position-independent in Debian): nothing new loaded into the host, and
+# exports.map keeps their symbols local (docs/libraries.md).
+SYMBOLIZE_LIBS := -l:libz.a -l:libiberty.a
 
 # The tracer's layers, one folder each (preload/check-layers.sh, docs/design.md).
 PRELOAD_SRCS := $(wildcard preload/*/*.c)
@@ -110,7 +114,7 @@ SUITE_SRCS := $(wildcard tests/*.c)
 SUITE := $(BUILD)/tests/suite
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
 UNIT := $(BUILD)/tests/unit
-# The symbolizer: its own ELF, DWARF and zlib readers, no libdw, no malloc.
+# The symbolizer: its own ELF and DWARF readers, zlib's inflate(), no libdw, no malloc.
 SYMBOLIZE_SRCS := preload/symbolize/symbolize.c preload/symbolize/demangle.c preload/symbolize/module_list.c preload/symbolize/debug_file.c \
 	preload/symbolize/elf_image.c preload/symbolize/symbol_table.c preload/symbolize/dwarf_line.c preload/symbolize/dwarf_form.c \
 	preload/symbolize/dwarf_comp_dir.c preload/symbolize/inflate.c preload/runtime/tracer_arena.c preload/base/tracer_sort.c preload/runtime/sandbox.c
@@ -145,7 +149,7 @@ $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
 	$(CC) $(PRELOAD_CFLAGS) -c $< -o $@
 
 $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
-	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) -o $@
+	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) $(SYMBOLIZE_LIBS) -o $@
 
 # The command shares the suppressions parser, the option table
 # (preload/base/options.h) and the demangler with the tracer.
@@ -153,12 +157,12 @@ TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/base/suppressions.c prel
 	preload/symbolize/demangle.c preload/symbolize/demangle.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -Ipreload -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/base/suppressions.c preload/symbolize/demangle.c -o $@
+	$(CC) $(CFLAGS) $(WARN) -Ipreload -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/base/suppressions.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
 # The same under ASan/UBSan for the test suite; its tracer is the one in build/.
 TOOL_ASAN := $(BUILD)/tests/lockdep-rcu-asan
 $(TOOL_ASAN): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/base/suppressions.c preload/symbolize/demangle.c -o $@
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/base/suppressions.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
 
 # ---- test targets ---------------------------------------------------------
 define flavored_target
@@ -181,7 +185,7 @@ $(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h) $(SUITE_TOOL_SRCS) tools/json_read
 	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) $(SUITE_TOOL_SRCS) -o $@ -lcriterion
 
 SYMBOLIZE_TARGET_DEPS := tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
-SYMBOLIZE_TARGET_BUILD = $(CC) -O0 $(WARN) -pthread -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS)
+SYMBOLIZE_TARGET_BUILD = $(CC) -O0 $(WARN) -pthread -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_LIBS)
 $(BUILD)/tests/symbolize_target_pie: $(SYMBOLIZE_TARGET_DEPS)
 	@mkdir -p $(@D)
 	$(SYMBOLIZE_TARGET_BUILD) -g -fpie -pie -o $@
@@ -221,7 +225,7 @@ UNIT_LOGIC := preload/base/options.c preload/base/suppressions.c preload/base/cl
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/base/options.h preload/base/suppressions.h preload/runtime/tracer_lock.h \
 		preload/runtime/thread_state.h preload/checks/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ -lcriterion
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ $(SYMBOLIZE_LIBS) -lcriterion
 
 TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS) \
 	$(BENCH_BINS) $(BUILD)/bench/floor_preload.so
@@ -256,7 +260,7 @@ $(BUILD)/bench/tsan/%: tests/bench/%.c tests/bench/bench.h
 
 $(BUILD)/bench/symbolize_bench: tests/bench/symbolize_bench.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@
+	$(CC) $(CFLAGS) $(WARN) -pthread -Ipreload $< $(SYMBOLIZE_SRCS) -o $@ $(SYMBOLIZE_LIBS)
 
 # Every part runs, whatever the one before it said; the status is the first
 # part's that failed (run-bench.sh: 1 when a target is missed).

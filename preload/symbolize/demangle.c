@@ -1,20 +1,34 @@
-/* The subset of the Itanium C++ ABI mangling demangle.h describes:
- *
- *   _Z [L] <name> <anything: the parameter types, ignored> [.suffix]
- *   <name> ::= N [r][V][K][R|O] <component>+ E | St <source-name> | <source-name>
- *   <component> ::= <source-name> | St (first only) | C1..C5 | D0..D5
- *   <source-name> ::= <decimal length> <identifier>
- */
+/* demangle.c - demangle.h by libiberty's cplus_demangle_v3_callback(), the
+ * demangler of GCC and binutils (c++filt, addr2line -C), linked in statically
+ * (Makefile: SYMBOLIZE_LIBS). Called without DMGL_PARAMS: the name as
+ * `c++filt --no-params` prints it. The callback form allocates nothing: its
+ * parse tree and substitution table are arrays on the stack, sized by the
+ * name's length (see MANGLED_MAX); only its malloc'ing wrappers
+ * (cplus_demangle_v3, __cxa_demangle) allocate. */
 #include <string.h>
+#include <libiberty/demangle.h>
+
 #include "symbolize/demangle.h"
+
+/* Longer names stay mangled. The demangler puts ~72 bytes a mangled character
+ * on the stack (two parse tree nodes of 32 bytes, one substitution pointer)
+ * and recurses ~1 KiB a level of template nesting: measured, at most 50 KiB
+ * over libLLVM's 39k names (the longest 604 characters), 195 KiB for a
+ * contrived 765-character nest of templates, within the tracer's 1 MiB stack
+ * (tracer_stack.h). A name this long does not fit the 512 bytes reports give
+ * it demangled anyway. */
+enum { MANGLED_MAX = 1024 };
 
 struct out {
 	char *buf;
 	size_t size, len;
 };
 
-static void put(struct out *o, const char *s, size_t n)
+/* The demangler's output callback, and the clone suffix: a piece of the name
+ * appended, what does not fit counted but dropped. */
+static void put(const char *s, size_t n, void *opaque)
 {
+	struct out *o = opaque;
 	for (size_t i = 0; i < n; i++) {
 		if (o->len + 1 < o->size)
 			o->buf[o->len] = s[i];
@@ -22,86 +36,27 @@ static void put(struct out *o, const char *s, size_t n)
 	}
 }
 
-/* A <source-name> at *p: its identifier in *id, *id_len; 0 when none. */
-static int source_name(const char **p, const char *end, const char **id, size_t *id_len)
-{
-	const char *q = *p;
-	size_t n = 0;
-	if (q >= end || *q < '1' || *q > '9')
-		return 0;
-	while (q < end && *q >= '0' && *q <= '9') {
-		n = n * 10 + (size_t)(*q - '0');
-		if (n > 4096)
-			return 0;
-		q++;
-	}
-	if ((size_t)(end - q) < n)
-		return 0;
-	*id = q;
-	*id_len = n;
-	*p = q + n;
-	return 1;
-}
-
 size_t demangle_name(const char *mangled, size_t len, char *buf, size_t size)
 {
-	struct out o = { buf, size, 0 };
 	if (size == 0 || len < 3 || mangled[0] != '_' || mangled[1] != 'Z')
 		return 0;
-	/* a GCC clone: "_ZN1a1bEv.isra.0", the suffix kept as it is */
+	/* A GCC clone, "_ZN1a1bEv.isra.0", keeps its suffix as it is rather
+	 * than libiberty's " [clone .isra.0]": " [" would end a report frame's
+	 * name (tools/splat.c). The name proper is demangled NUL-terminated. */
 	const char *dot = memchr(mangled, '.', len);
-	const char *end = dot ? dot : mangled + len;
-	const char *p = mangled + 2;
-	if (p < end && *p == 'L')   /* internal linkage */
-		p++;
-	const char *id = NULL, *last = NULL;
-	size_t id_len = 0, last_len = 0;
-	if (p < end && *p == 'N') {
-		p++;
-		while (p < end && (*p == 'r' || *p == 'V' || *p == 'K'))
-			p++;
-		if (p < end && (*p == 'R' || *p == 'O'))
-			p++;
-		int components = 0;
-		while (p < end && *p != 'E') {
-			if (components)
-				put(&o, "::", 2);
-			if (!components && end - p >= 2 && p[0] == 'S' && p[1] == 't') {
-				put(&o, "std", 3);
-				p += 2;
-			} else if (source_name(&p, end, &id, &id_len)) {
-				put(&o, id, id_len);
-				last = id;
-				last_len = id_len;
-			} else if (end - p >= 2 && p[0] == 'C' && p[1] >= '1' && p[1] <= '5' && last) {
-				put(&o, last, last_len);   /* a constructor: its class's name */
-				p += 2;
-			} else if (end - p >= 2 && p[0] == 'D' && p[1] >= '0' && p[1] <= '5' && last) {
-				put(&o, "~", 1);
-				put(&o, last, last_len);
-				p += 2;
-			} else {
-				return 0;   /* a template, an operator, a substitution... */
-			}
-			components++;
-		}
-		if (p >= end || components < 2)
-			return 0;
-	} else if (end - p >= 2 && p[0] == 'S' && p[1] == 't') {
-		p += 2;
-		if (!source_name(&p, end, &id, &id_len))
-			return 0;
-		put(&o, "std::", 5);
-		put(&o, id, id_len);
-	} else if (source_name(&p, end, &id, &id_len)) {
-		put(&o, id, id_len);
-	} else {
+	size_t name_len = dot ? (size_t)(dot - mangled) : len;
+	if (name_len > MANGLED_MAX)
 		return 0;
-	}
+	char name[MANGLED_MAX + 1];
+	memcpy(name, mangled, name_len);
+	name[name_len] = '\0';
+	struct out o = { buf, size, 0 };
+	if (!cplus_demangle_v3_callback(name, DMGL_NO_OPTS, put, &o) || o.len == 0)
+		return 0;
 	if (dot)
-		put(&o, dot, (size_t)(mangled + len - dot));
+		put(dot, (size_t)(mangled + len - dot), &o);
 	if (o.len + 1 > size)
 		o.len = size - 1;
-	buf[o.len] = 0;
+	buf[o.len] = '\0';
 	return o.len;
 }

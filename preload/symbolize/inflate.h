@@ -1,8 +1,9 @@
 /* inflate.h - decompression of the zlib streams in SHF_COMPRESSED ELF sections
- * (ELFCOMPRESS_ZLIB, what Debian's -dbg/-dbgsym files use): the RFC 1950
- * wrapper around RFC 1951 DEFLATE (stored, fixed and dynamic Huffman blocks).
- * No allocation and no zlib: the caller provides the output buffer (the
- * section header tells its size) and the decoder's tables. */
+ * (ELFCOMPRESS_ZLIB, what Debian's -dbg/-dbgsym files use), by zlib's
+ * inflate() (linked in statically, its symbols kept local: exports.map).
+ * No malloc: the caller provides the output buffer (the section header tells
+ * its size) and the decoder's memory, which zlib's allocation hooks take
+ * from the tracer's scratch pages (tracer_arena.h). */
 #ifndef LOCKDEP_RCU_INFLATE_H
 #define LOCKDEP_RCU_INFLATE_H
 
@@ -10,28 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-	INFLATE_MAX_CODE_BITS = 15,  /* longest Huffman code DEFLATE allows */
-	INFLATE_FAST_BITS = 9,       /* codes up to this long decode by one table lookup */
-	INFLATE_MAX_SYMBOLS = 288,   /* literal/length alphabet, the largest */
-	INFLATE_MAX_LENGTHS = 286 + 30, /* code lengths one dynamic block sends */
-};
+/* zlib's inflate state (7 KiB) and, should a stream need one, its 32 KiB
+ * window: one stream at a time in here. */
+enum { INFLATE_WORKSPACE_SIZE = 64 * 1024 };
 
-/* A canonical Huffman code, ready to decode. */
-struct inflate_huffman {
-	/* by the next FAST_BITS input bits: symbol << 4 | code length;
-	 * 0 when the code there is longer (or unassigned) */
-	uint16_t fast[1u << INFLATE_FAST_BITS];
-	uint16_t count[INFLATE_MAX_CODE_BITS + 1]; /* codes of each length */
-	uint16_t symbols[INFLATE_MAX_SYMBOLS];     /* in canonical code order */
-};
-
-/* About 5 KiB: keep it off the stack (static or arena memory). */
+/* The decoder's memory: mapped at the first stream (MAP_NORESERVE, only the
+ * pages zlib touches cost) and reused by every later one, never unmapped.
+ * Zero-initialize it (static); one user at a time. */
 struct inflate_tables {
-	struct inflate_huffman literal_length;
-	struct inflate_huffman distance;
-	struct inflate_huffman code_length;
-	uint8_t lengths[INFLATE_MAX_LENGTHS];
+	unsigned char *workspace; /* INFLATE_WORKSPACE_SIZE bytes; NULL until the first stream */
+	size_t used;              /* by the stream being inflated */
 };
 
 /* Decompresses the zlib stream in[0, in_size) into out[0, out_size). True only

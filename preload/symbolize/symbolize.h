@@ -1,7 +1,8 @@
 /* symbolize.h - names code and data addresses of the current process for
  * kernel-style splats ("function+0xoff/0xsize [module] file:line"), from inside
  * the LD_PRELOAD library, with our own ELF, DWARF line table and zlib readers
- * (module_list.c and the files it uses), safe inside any interposed call.
+ * (module_list.c and the files it uses; zlib's inflate() and libiberty's
+ * demangler, linked in statically), safe inside any interposed call.
  *
  * NOT thread-safe: the module list and its tables are shared, unlocked state.
  * Callers serialize every call (the tracer's internal lock). Other threads
@@ -31,8 +32,12 @@
  * Later lookups: symbolize_code (function + file:line) ~170 ns,
  * symbolize_function and symbolize_data ~40 ns. Stack: at most 4.7 KiB
  * measured (the first libc lookup, glibc's snprintf and dl_iterate_phdr
- * included), 0.8 KiB for later lookups (a demangled C++ name is built on
- * the stack): no recursion, no local array over 512 bytes. A library loaded or unloaded since the last call makes the next
+ * included), 0.8 KiB for later lookups. A C++ name is demangled on the
+ * stack by libiberty, which recurses and sizes its arrays by the name: up
+ * to ~50 KiB for the longest of libLLVM's 39k names (604 characters), and
+ * names over 1 KiB stay mangled (contrived nesting, 765 characters of
+ * templates within templates: 195 KiB of the 1 MiB tracer stack). The
+ * symbolizer itself has no recursion and no local array over 512 bytes. A library loaded or unloaded since the last call makes the next
  * call re-list the objects; objects beyond MAX_MODULES (module_list.h) print
  * as bare addresses.
  *
