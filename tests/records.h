@@ -1,7 +1,7 @@
 /* What a run reported, as fields: a target run with its reports going to a
  * log file, so the tracer writes beside it the machine-readable twin,
  * <log>.jsonl (one JSON record per report; the fields are described at the
- * top of preload/report_record.h), read back here. Tests ask the records
+ * top of preload/report/report_record.h), read back here. Tests ask the records
  * what a report is about (its kind, the function and file:line of its site,
  * the locks in their roles) instead of searching the text for it; the text
  * stays at hand (log) for what only the text says, its layout.

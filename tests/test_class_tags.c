@@ -1,4 +1,4 @@
-/* The class cache kept in pthread mutexes (preload/mutex_class_tag.h): a
+/* The class cache kept in pthread mutexes (preload/classes/mutex_class_tag.h): a
  * cached class never outlives what it describes (a mutex moved by copying,
  * a mutex given a class of its own), the validator still finds the real
  * cycles next to them, and only the mutexes glibc leaves those bytes alone

@@ -1,6 +1,6 @@
 /* Grace periods still wait for readers under the preload, whose wrappers do
  * the memb, mb and signal flavors' read side themselves
- * (preload/urcu_inline_read.h): a nested reader holds a grace period until
+ * (preload/rcu/urcu_inline_read.h): a nested reader holds a grace period until
  * its outermost unlock, and wakes an updater that went to sleep for it;
  * 2,000 grace periods under two checking readers free no node a reader
  * still sees. QSBR (whose read side the wrappers skip), bp (liburcu's own

@@ -1,4 +1,4 @@
-/* The tracer's own unwinder (preload/cfi_unwind.c) against libgcc's, on
+/* The tracer's own unwinder (preload/unwind/cfi_unwind.c) against libgcc's, on
  * real reports: every frame of every stack the same with fast_unwind=1
  * (the default) as with fast_unwind=0, on the main thread (a realigned
  * main() included), on threads, in signal handlers (where the fast one

@@ -1,5 +1,5 @@
 /* Reading JSON: one document into a tree. Made for the tracer's records
- * (preload/report_record.h), one small object per line, which may come cut
+ * (preload/report/report_record.h), one small object per line, which may come cut
  * short or damaged from a crashed process: strict RFC 8259, so anything
  * that is not one whole valid document is refused, never half-read. Pure
  * logic, linear in its input, with a bounded nesting depth (no stack

@@ -1,4 +1,4 @@
-/* The tracer's records (preload/report_record.h): one JSON object per
+/* The tracer's records (preload/report/report_record.h): one JSON object per
  * line of `<log>.jsonl`, one per report, saying in fields what the report
  * says in words. Reading one into the report model, and reading a records
  * file line by line, skipping what a crash or damage left: a last line cut

@@ -27,7 +27,7 @@ struct frame {
 	int symbolized;
 };
 
-/* A lock the report names, in its role (preload/report_record.h):
+/* A lock the report names, in its role (preload/report/report_record.h):
  * "acquiring", "holding", "chain", "released", "freed", "leaked" are the
  * bug itself; "held" locks are only its context. */
 struct splat_lock {

@@ -214,7 +214,7 @@ static char *clean_source(const char *loc)
 }
 
 /* A function name as the tracer prints it: a C++ one demangled the same
- * way (preload/demangle.c), so that a frame named here and the same frame
+ * way (preload/symbolize/demangle.c), so that a frame named here and the same frame
  * named by the tracer count as one. */
 static char *function_name(const char *name)
 {

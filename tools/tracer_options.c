@@ -22,7 +22,7 @@ static const struct tracer_option {
 
 #define NR_TRACER_OPTIONS (sizeof(tracer_option_table) / sizeof(tracer_option_table[0]))
 
-/* As preload/options.c parse_int(): strtol() base 0, the whole value, an
+/* As preload/base/options.c parse_int(): strtol() base 0, the whole value, an
  * int, shorter than 32 bytes. */
 static int is_int(const char *value, size_t len)
 {

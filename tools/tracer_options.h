@@ -1,5 +1,5 @@
 /* The tracer's options as `run --option` and `stress --option` pass them on,
- * checked against the tracer's own table (preload/options.h, included, not
+ * checked against the tracer's own table (preload/base/options.h, included, not
  * copied): the command and the tracer cannot disagree on which options
  * exist and what type their values have. */
 #ifndef LOCKDEP_RCU_TRACER_OPTIONS_H

@@ -1,4 +1,4 @@
-/* symbolize_bench.c - the symbolizer's costs, as quoted in preload/symbolize.h:
+/* symbolize_bench.c - the symbolizer's costs, as quoted in preload/symbolize/symbolize.h:
  * first lookup in libc (listing, mapping libc and its libc6-dbg debug file,
  * symbols, inflating and decoding the line tables), later lookups, memory
  * kept per module, and the deepest stack any of it used on a painted stack.

@@ -1,5 +1,5 @@
 /* The lock-order validator's graph and cycle search on their own
- * (preload/lock_graph.c), under ASan/UBSan, with the classes, the report
+ * (preload/graph/lock_graph.c), under ASan/UBSan, with the classes, the report
  * printer and the unwinder replaced by the small stand-ins below: cycles of
  * every length, every independent cycle of one acquisition, the kernel's
  * read rules, and a graph past the chain cache's size. */

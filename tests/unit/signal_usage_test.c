@@ -1,4 +1,4 @@
-/* The usage states of a lock class per signal (preload/signal_usage.h):
+/* The usage states of a lock class per signal (preload/checks/signal_usage.h):
  * kernel lockdep's rules for IRQ states, with signals; and the command's
  * recognition of the two reports they give. */
 #define _GNU_SOURCE

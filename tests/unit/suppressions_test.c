@@ -1,4 +1,4 @@
-/* The suppressions parser and matcher (preload/suppressions.c) as pure
+/* The suppressions parser and matcher (preload/base/suppressions.c) as pure
  * logic under ASan/UBSan: rules, globs, kinds, and every malformed line
  * named with its line number. */
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* symbolize_test.c - Criterion test of the symbolizer (preload/symbolize.c and
+/* symbolize_test.c - Criterion test of the symbolizer (preload/symbolize/symbolize.c and
  * the readers it uses): runs the prebuilt symbolize_target binaries (PIE and
  * -no-pie, DWARF 5, 4 and 3, stripped, and with a compressed debuglink file;
  * paths from SYMBOLIZE_TARGET_<BUILD> or build/tests/) and checks the names,

@@ -1,4 +1,4 @@
-/* The tracer's internal lock (preload/tracer_lock.c): mutual exclusion
+/* The tracer's internal lock (preload/runtime/tracer_lock.c): mutual exclusion
  * under contention, refusal instead of self-deadlock when the holder (or a
  * thread in the middle of taking it) asks again, the bounded wait, and the
  * fork-child rules. */
