@@ -152,17 +152,19 @@ $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
 	$(CC) $(PRELOAD_OBJS) $(PRELOAD_LDFLAGS) $(SYMBOLIZE_LIBS) -o $@
 
 # The command shares the suppressions parser, the option table
-# (preload/base/options.h) and the demangler with the tracer.
+# (preload/base/options.h), the report kinds and titles
+# (preload/base/report_kinds.h) and the demangler with the tracer.
 TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/base/suppressions.c preload/base/suppressions.h preload/base/options.h \
+	preload/base/report_kinds.c preload/base/report_kinds.h \
 	preload/symbolize/demangle.c preload/symbolize/demangle.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -Ipreload -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/base/suppressions.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
+	$(CC) $(CFLAGS) $(WARN) -Ipreload -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/base/suppressions.c preload/base/report_kinds.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
 # The same under ASan/UBSan for the test suite; its tracer is the one in build/.
 TOOL_ASAN := $(BUILD)/tests/lockdep-rcu-asan
 $(TOOL_ASAN): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/base/suppressions.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/base/suppressions.c preload/base/report_kinds.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
 
 # ---- test targets ---------------------------------------------------------
 define flavored_target
@@ -219,7 +221,7 @@ $(BUILD)/tests/libsymbolize_plugin_%.so: tests/unit/symbolize_plugin.c
 # Pure logic of the tracer (no interposing symbols) and of the command,
 # under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
-UNIT_LOGIC := preload/base/options.c preload/base/suppressions.c preload/base/class_rules.c preload/runtime/tracer_lock.c \
+UNIT_LOGIC := preload/base/options.c preload/base/suppressions.c preload/base/report_kinds.c preload/base/class_rules.c preload/runtime/tracer_lock.c \
 	preload/base/key_set.c preload/unwind/cfi_unwind.c preload/graph/instance_pairs.c preload/graph/instance_pair_where.c preload/classes/shared_mappings.c preload/classes/lock_instances.c preload/classes/orphaned_locks.c preload/unwind/stack_depot.c preload/graph/lock_graph.c tools/logparse.c tools/util.c \
 	tools/logfile.c tools/json_read.c tools/record.c tools/splat.c tools/splat_text.c tools/bug_key.c
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/base/options.h preload/base/suppressions.h preload/runtime/tracer_lock.h \

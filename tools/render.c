@@ -6,6 +6,7 @@
 #include "json.h"
 #include "lock_stat_render.h"
 #include "version.h"
+#include "../preload/base/report_kinds.h"
 
 #define MAX_LISTED_RUNS 10   /* hung or crashed runs listed by name in the text */
 
@@ -57,7 +58,8 @@ static void explained_by(const struct collection *c, size_t run, struct strbuf *
 			if (gr->suppressed)
 				continue;
 			index++;
-			int hang_report = !strncmp(gr->rep.title, "INFO: ", 6);
+			enum report_kind kind = report_kind_of_title(gr->rep.title);
+			int hang_report = kind == REPORT_RCU_STALL || kind == REPORT_HUNG_TASK;
 			if (hang_report != (pass == 0))
 				continue;
 			int here = 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "splat.h"
+#include "../preload/base/report_kinds.h"
 
 void frame_free(struct frame *f)
 {
@@ -142,41 +143,14 @@ void frame_render(const struct frame *f, struct strbuf *out)
 		sb_printf(out, " (inlined: %s)", f->inlined);
 }
 
-static const struct { const char *prefix, *suffix, *kind; } kinds[] = {
-		{ "WARNING: suspicious RCU usage", "", "suspicious_rcu" },
-		{ "WARNING: bad unlock balance detected", "", "bad_unlock" },
-		{ "WARNING: possible recursive locking detected", "", "recursive_locking" },
-		{ "BUG: held lock freed", "", "held_lock_freed" },
-		{ "BUG: RCU-protected object freed while a reader holds it", "", "rcu_use_after_free" },
-		{ "BUG: ", " still has locks held!", "locks_held_at_exit" },
-		{ "WARNING: possible circular locking dependency", "", "circular_dependency" },
-		{ "WARNING: inconsistent lock state", "", "inconsistent_lock_state" },
-		{ "WARNING: possible irq lock inversion dependency detected", "", "irq_lock_inversion" },
-		{ "WARNING: SIG", "-unsafe lock order detected", "irq_lock_inversion" },
-		{ "INFO: task ", " seconds.", "hung_task" },   /* "INFO: task comm:tid blocked for more than N seconds." */
-		{ "INFO: rcu_", " detected stalls on tasks:", "rcu_stall" },
-		{ "WARNING: ", "", "lockdep_assertion" },   /* "WARNING: comm/tid at file:line" */
-};
-
+/* The kinds and titles are the tracer's own list (base/report_kinds.h). */
 int splat_is_report_kind(const char *kind)
 {
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(kinds[i].kind, kind))
-			return 1;
-	return 0;
+	return kind && report_kind_of_record(kind, strlen(kind)) < NR_REPORT_KINDS;
 }
 
 const char *splat_kind_of_title(const char *title)
 {
-	size_t tlen = strlen(title);
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		size_t p = strlen(kinds[i].prefix), s = strlen(kinds[i].suffix);
-		if (tlen < p + s || strncmp(title, kinds[i].prefix, p) ||
-		    strcmp(title + tlen - s, kinds[i].suffix))
-			continue;
-		if (!strcmp(kinds[i].kind, "lockdep_assertion") && !strstr(title, " at "))
-			continue;
-		return kinds[i].kind;
-	}
-	return "unknown";
+	enum report_kind kind = report_kind_of_title(title);
+	return kind < NR_REPORT_KINDS ? report_record_kind[kind] : "unknown";
 }

@@ -5,19 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/report_kinds.h"
 #include "base/suppressions.h"
 
-static const char *const kind_names[] = {
-	"suspicious_rcu", "bad_unlock", "recursive_locking", "held_lock_freed",
-	"locks_held_at_exit", "circular_dependency", "lockdep_assertion", "rcu_stall", "hung_task",
-	"rcu_use_after_free",
-	"inconsistent_lock_state", "irq_lock_inversion",
-};
-#define NR_KINDS (sizeof(kind_names) / sizeof(kind_names[0]))
-#define KIND_ANY ((int)NR_KINDS)
+#define KIND_ANY ((int)NR_REPORT_KINDS)
 
 struct rule {
-	int kind;                 /* index in kind_names, or KIND_ANY */
+	int kind;                 /* enum report_kind, or KIND_ANY */
 	char pattern[SUPPRESSIONS_MAX_PATTERN];
 };
 
@@ -29,8 +23,8 @@ static int kind_index(const char *s, size_t len)
 {
 	if (len == 1 && s[0] == '*')
 		return KIND_ANY;
-	for (size_t k = 0; k < NR_KINDS; k++)
-		if (strlen(kind_names[k]) == len && !memcmp(kind_names[k], s, len))
+	for (size_t k = 0; k < NR_REPORT_KINDS; k++)
+		if (strlen(report_record_kind[k]) == len && !memcmp(report_record_kind[k], s, len))
 			return (int)k;
 	return -1;
 }

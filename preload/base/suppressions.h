@@ -5,10 +5,8 @@
  *   bad_unlock:legacy_*               whole function name of each frame
  *   *:third_party_init                * as the kind matches every report kind
  *
- * Kinds: suspicious_rcu, bad_unlock, recursive_locking, held_lock_freed,
- * locks_held_at_exit, circular_dependency, lockdep_assertion, rcu_use_after_free,
- * inconsistent_lock_state, irq_lock_inversion,
- * and *.
+ * Kinds: the record kinds of base/report_kinds.h (suspicious_rcu,
+ * circular_dependency, ...), and *.
  *
  * Self-contained (no other preload file, no stdio FILE*, no malloc): the
  * tracer loads the file once at startup with open()/read() into a static

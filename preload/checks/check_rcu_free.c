@@ -78,6 +78,6 @@ void print_rcu_object_freed(struct thread_state *ts, uintptr_t ip, const struct 
 	if (!report_site_once(REPORT_RCU_USE_AFTER_FREE, ip))
 		return;
 	struct freed_report r = { ip, c };
-	report_emit(ts, REPORT_RCU_USE_AFTER_FREE, ip, "BUG: RCU-protected object freed while a reader holds it!",
+	report_emit(ts, REPORT_RCU_USE_AFTER_FREE, ip, report_title_format[REPORT_TITLE_RCU_USE_AFTER_FREE],
 		    print_rcu_object_freed_body, &r);
 }

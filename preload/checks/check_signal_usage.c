@@ -198,7 +198,7 @@ static void print_usage_bug(struct thread_state *ts, const struct usage_bug *b)
 		       0x9E3779B97F4A7C15ull;
 	if (key_set_insert(reported_inversions, MAX_REPORTED_INVERSIONS, key | 1) != 2)
 		return;
-	report_emit(ts, REPORT_INCONSISTENT_LOCK_STATE, 0, "WARNING: inconsistent lock state", print_usage_bug_body,
+	report_emit(ts, REPORT_INCONSISTENT_LOCK_STATE, 0, report_title_format[REPORT_TITLE_INCONSISTENT_LOCK_STATE], print_usage_bug_body,
 		    (void *)b);
 }
 
@@ -310,7 +310,7 @@ static void print_irq_inversion_bug(struct thread_state *ts, const struct invers
 	uint64_t key = ((uint64_t)safe << 32 | unsafe) * 0x9E3779B97F4A7C15ull ^ (uint64_t)v->signo;
 	if (key_set_insert(reported_inversions, MAX_REPORTED_INVERSIONS, key | 1) != 2)
 		return;
-	report_emit(ts, REPORT_IRQ_LOCK_INVERSION, 0, "WARNING: possible irq lock inversion dependency detected",
+	report_emit(ts, REPORT_IRQ_LOCK_INVERSION, 0, report_title_format[REPORT_TITLE_IRQ_LOCK_INVERSION],
 		    print_irq_inversion_body, (void *)v);
 }
 
@@ -584,7 +584,7 @@ void check_signal_safe_dependency(struct thread_state *ts, const void *lock, uin
 				continue;
 			char title[128], sig[32];
 			signal_name(b.signo, sig, sizeof(sig));
-			snprintf(title, sizeof(title), "WARNING: %s-safe -> %s-unsafe lock order detected", sig, sig);
+			snprintf(title, sizeof(title), report_title_format[REPORT_TITLE_SIGNAL_LOCK_ORDER], sig, sig);
 			report_emit(ts, REPORT_IRQ_LOCK_INVERSION, 0, title, print_bad_signal_dependency_body, &b);
 		}
 	}

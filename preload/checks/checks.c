@@ -98,7 +98,7 @@ static void print_suspicious(struct thread_state *ts, uintptr_t site_ip, const c
 	if (site_ip && !report_site_once(REPORT_SUSPICIOUS_RCU, site_ip))
 		return;
 	struct suspicious s = { site_ip, site_file, site_line, message, detail, frames, nr_frames };
-	report_emit(ts, REPORT_SUSPICIOUS_RCU, site_ip, "WARNING: suspicious RCU usage",
+	report_emit(ts, REPORT_SUSPICIOUS_RCU, site_ip, report_title_format[REPORT_TITLE_SUSPICIOUS_RCU],
 		    print_suspicious_body, &s);
 }
 
@@ -281,7 +281,7 @@ static void print_bad_unlock(struct thread_state *ts, struct lock_event *e)
 	uintptr_t once_key = class_id ? class_id : e->ip;
 	if (!report_site_once(REPORT_BAD_UNLOCK, once_key))
 		return;
-	report_emit_keyed(ts, REPORT_BAD_UNLOCK, e->ip, once_key, "WARNING: bad unlock balance detected!",
+	report_emit_keyed(ts, REPORT_BAD_UNLOCK, e->ip, once_key, report_title_format[REPORT_TITLE_BAD_UNLOCK],
 			  print_bad_unlock_body, e);
 }
 
@@ -429,7 +429,7 @@ void print_recursive_locking(struct thread_state *ts, uintptr_t ip, const void *
 	if (!report_site_once(REPORT_RECURSIVE_LOCKING, ip))
 		return;
 	struct lock_event e = { .ip = ip, .lock = lock, .held_index = held_index, .kind = kind };
-	report_emit(ts, REPORT_RECURSIVE_LOCKING, ip, "WARNING: possible recursive locking detected",
+	report_emit(ts, REPORT_RECURSIVE_LOCKING, ip, report_title_format[REPORT_TITLE_RECURSIVE_LOCKING],
 		    print_recursive_locking_body, &e);
 }
 
@@ -451,7 +451,7 @@ void print_held_lock_freed(struct thread_state *ts, uintptr_t ip, const void *lo
 	if (!report_site_once(REPORT_HELD_LOCK_FREED, ip))
 		return;
 	struct lock_event e = { .ip = ip, .lock = lock, .held_index = held_index, .size = size };
-	report_emit(ts, REPORT_HELD_LOCK_FREED, ip, "BUG: held lock freed!", print_held_lock_freed_body, &e);
+	report_emit(ts, REPORT_HELD_LOCK_FREED, ip, report_title_format[REPORT_TITLE_HELD_LOCK_FREED], print_held_lock_freed_body, &e);
 }
 
 static void print_locks_held_body(struct thread_state *ts, void *arg)
@@ -512,7 +512,7 @@ void check_locks_held_at_thread_end(struct thread_state *ts)
 	if (!report_site_once(REPORT_LOCKS_HELD_AT_EXIT, site))
 		return;
 	char title[96];
-	snprintf(title, sizeof(title), "BUG: %s still has locks held!", report_task_name());
+	snprintf(title, sizeof(title), report_title_format[REPORT_TITLE_LOCKS_HELD_AT_EXIT], report_task_name());
 	report_emit(ts, REPORT_LOCKS_HELD_AT_EXIT, site, title, print_locks_held_body, NULL);
 }
 
@@ -554,7 +554,7 @@ void print_assertion(struct thread_state *ts, uintptr_t ip, const char *file, in
 	if (!report_site_once(REPORT_WARNING, ip))
 		return;
 	char title[512];
-	snprintf(title, sizeof(title), "WARNING: %s at %s:%d", report_task_name(), file, line);
+	snprintf(title, sizeof(title), report_title_format[REPORT_TITLE_ASSERTION], report_task_name(), file, line);
 	struct assertion a = { ip, file, line, message };
 	report_emit(ts, REPORT_WARNING, ip, title, print_assertion_body, &a);
 }

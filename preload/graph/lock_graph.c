@@ -407,7 +407,7 @@ static void print_circular_bug_body(struct thread_state *ts, void *arg)
 
 static void print_circular_bug(struct thread_state *ts, struct found_cycle *c)
 {
-	report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
+	report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, report_title_format[REPORT_TITLE_CIRCULAR_DEPENDENCY],
 		    print_circular_bug_body, c);
 }
 
@@ -516,7 +516,7 @@ int lock_graph_report_instance_inversion(struct thread_state *ts, const struct h
 	uint32_t stack = (uint32_t)instance_pair_capture_stack((size_t)tracer_options.max_frames);
 	struct instance_inversion v = { held, lock, class_id, ip, other_where, stack };
 	tracer_enter(ts);
-	report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, "WARNING: possible circular locking dependency detected",
+	report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, report_title_format[REPORT_TITLE_CIRCULAR_DEPENDENCY],
 		    print_instance_inversion_body, &v);
 	tracer_leave(ts);
 	return 1;

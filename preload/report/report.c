@@ -26,37 +26,6 @@
 #include "rcu/urcu_reader_state.h"
 #include "report/report_record.h"
 
-static const char *const report_kind_name[NR_REPORT_KINDS] = {
-	[REPORT_SUSPICIOUS_RCU] = "suspicious RCU usage",
-	[REPORT_BAD_UNLOCK] = "bad unlock balance",
-	[REPORT_RECURSIVE_LOCKING] = "possible recursive locking",
-	[REPORT_HELD_LOCK_FREED] = "held lock freed",
-	[REPORT_LOCKS_HELD_AT_EXIT] = "locks held at thread end",
-	[REPORT_CIRCULAR_DEPENDENCY] = "possible circular locking dependency",
-	[REPORT_WARNING] = "lockdep assertion",
-	[REPORT_RCU_STALL] = "RCU stall",
-	[REPORT_HUNG_TASK] = "hung task",
-	[REPORT_RCU_USE_AFTER_FREE] = "RCU object freed under a reader",
-	[REPORT_INCONSISTENT_LOCK_STATE] = "inconsistent lock state",
-	[REPORT_IRQ_LOCK_INVERSION] = "irq lock inversion dependency",
-};
-
-/* The suppression kinds of the sanitizer-style rules. */
-static const char *const suppression_kind[NR_REPORT_KINDS] = {
-	[REPORT_SUSPICIOUS_RCU] = "suspicious_rcu",
-	[REPORT_BAD_UNLOCK] = "bad_unlock",
-	[REPORT_RECURSIVE_LOCKING] = "recursive_locking",
-	[REPORT_HELD_LOCK_FREED] = "held_lock_freed",
-	[REPORT_LOCKS_HELD_AT_EXIT] = "locks_held_at_exit",
-	[REPORT_CIRCULAR_DEPENDENCY] = "circular_dependency",
-	[REPORT_WARNING] = "lockdep_assertion",
-	[REPORT_RCU_STALL] = "rcu_stall",
-	[REPORT_HUNG_TASK] = "hung_task",
-	[REPORT_RCU_USE_AFTER_FREE] = "rcu_use_after_free",
-	[REPORT_INCONSISTENT_LOCK_STATE] = "inconsistent_lock_state",
-	[REPORT_IRQ_LOCK_INVERSION] = "irq_lock_inversion",
-};
-
 static unsigned long report_counts[NR_REPORT_KINDS];
 static unsigned long suppressed_count;
 static unsigned long dropped_count;   /* asked for by a handler inside a report */
@@ -256,7 +225,7 @@ static int report_is_suppressed(enum report_kind kind)
 		symbolize_function(report_pcs[i], names[i], sizeof(names[i]));
 		name_ptrs[i] = names[i];
 	}
-	return suppressions_match(suppression_kind[kind], name_ptrs, nr_report_pcs);
+	return suppressions_match(report_record_kind[kind], name_ptrs, nr_report_pcs);
 }
 
 void report_printf(const char *fmt, ...)
@@ -507,7 +476,7 @@ static void build_report(void *p)
 	report_len = 0;
 	nr_report_pcs = 0;
 	held_lock_role = "held";
-	record_begin(job->kind < NR_REPORT_KINDS ? suppression_kind[job->kind] : "notice", job->title);
+	record_begin(job->kind < NR_REPORT_KINDS ? report_record_kind[job->kind] : REPORT_NOTICE_RECORD_KIND, job->title);
 	if (job->site)
 		record_site(job->site, 1);
 	size_t width = strlen(job->title);

@@ -12,29 +12,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/report_kinds.h"
 #include "runtime/thread_state.h"
 
 #define LOCKDEP_RCU_VERSION "0.1"
-
-enum report_kind {
-	REPORT_SUSPICIOUS_RCU,
-	REPORT_BAD_UNLOCK,
-	REPORT_RECURSIVE_LOCKING,
-	REPORT_HELD_LOCK_FREED,
-	REPORT_LOCKS_HELD_AT_EXIT,
-	REPORT_CIRCULAR_DEPENDENCY,
-	REPORT_WARNING,          /* lockdep_assert_held() and friends */
-	REPORT_RCU_STALL,        /* a grace period waited stall_timeout */
-	REPORT_HUNG_TASK,        /* a lock acquisition waited hung_task_timeout */
-	REPORT_RCU_USE_AFTER_FREE, /* an object freed while a reader holds it */
-	REPORT_INCONSISTENT_LOCK_STATE, /* a lock taken in a signal's handler and
-					   with the signal deliverable elsewhere */
-	REPORT_IRQ_LOCK_INVERSION, /* a signal-safe lock depending on a
-				      signal-unsafe one */
-	NR_REPORT_KINDS,
-	REPORT_NOTICE = NR_REPORT_KINDS,   /* the tracer's own limits: not a bug
-					      of the program, never counted */
-};
 
 /* How long a thread that lost the once-per-site race, or one that exits
  * or aborts, waits for reports in flight to be written. */

@@ -270,7 +270,7 @@ static void report_hung_task(struct thread_state *ts, const struct thread_snapsh
 {
 	char comm[32], title[160];
 	report_thread_comm(s->tid, comm, sizeof(comm));
-	snprintf(title, sizeof(title), "INFO: task %s:%d blocked for more than %d seconds.", comm, s->tid,
+	snprintf(title, sizeof(title), report_title_format[REPORT_TITLE_HUNG_TASK], comm, s->tid,
 		 tracer_options.hung_task_timeout);
 	struct hang_job job = { all, n, s, now };
 	report_emit(ts, REPORT_HUNG_TASK, 0, title, print_hung_task, &job);
@@ -348,7 +348,7 @@ static void report_stall(struct thread_state *ts, const struct thread_snapshot *
 			 const struct thread_snapshot *waiter, uint64_t now)
 {
 	char title[96];
-	snprintf(title, sizeof(title), "INFO: rcu_%s detected stalls on tasks:", flavor_name[waiter->wait.flavor]);
+	snprintf(title, sizeof(title), report_title_format[REPORT_TITLE_RCU_STALL], flavor_name[waiter->wait.flavor]);
 	struct hang_job job = { all, n, waiter, now };
 	report_emit(ts, REPORT_RCU_STALL, 0, title, print_stall, &job);
 }
