@@ -93,7 +93,7 @@ static uint32_t lock_checks(struct thread_state *ts, const void *lock, enum held
 		}
 	}
 	clean &= lock_graph_acquire_instance_as(ts, lock, &class_id, generation, read ? ACQUIRE_RLOCK : ACQUIRE_LOCK,
-						ip);
+						ip, &lock_order_reports);
 	/* Validated, nothing reported: the same acquisition on top of the
 	 * same held entries is answered from the cache until an instance
 	 * changes. */

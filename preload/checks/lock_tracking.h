@@ -10,6 +10,7 @@
 #include "runtime/thread_state.h"
 #include "checks/checks.h"
 #include "graph/lock_graph.h"
+#include "checks/lock_order_report.h"
 #include "runtime/perturb.h"
 #include "unwind/backtrace.h"
 #include "classes/lock_class_keys.h"
@@ -564,7 +565,7 @@ static inline void mutex_wait_begin(struct mutex_wait_frame *f, struct thread_st
 		 * held: validate that order now, before the wait. */
 		if (thread_holds_anything(ts)) {
 			uint32_t class_id = held_class(&f->entry);
-			lock_graph_acquire(ts, mutex, class_id, ACQUIRE_LOCK, ip);
+			lock_graph_acquire(ts, mutex, class_id, ACQUIRE_LOCK, ip, &lock_order_reports);
 		}
 	}
 }

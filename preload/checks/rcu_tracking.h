@@ -5,6 +5,7 @@
 
 #include "checks/lock_tracking.h"
 #include "rcu/rcu_deref_set.h"
+#include "checks/lock_order_report.h"
 
 /* The class of a read side: its flavor, or its SRCU domain. */
 static inline uint32_t rcu_read_class(enum rcu_flavor flavor, const void *domain)
@@ -30,7 +31,7 @@ static inline void rcu_read_acquired(struct thread_state *ts, enum rcu_flavor fl
 	 * sides no wrapper saw (QSBR online, inlined) are not drawn, which
 	 * keeps a section begun with nothing held at a few stores. */
 	if (unlikely(ts->depth))
-		lock_graph_acquire(ts, domain, class_id, ACQUIRE_RLOCK, ip);
+		lock_graph_acquire(ts, domain, class_id, ACQUIRE_RLOCK, ip, &lock_order_reports);
 	held_lock_push(ts, domain, HELD_RCU_READ, ip, class_id, HELD_ATTR_RCU(flavor, underlying));
 }
 
@@ -89,7 +90,7 @@ static inline __attribute__((always_inline)) int rcu_read_release_innermost(stru
 static inline void rcu_grace_period_wait(struct thread_state *ts, enum rcu_flavor flavor,
 					 const void *domain, uintptr_t ip)
 {
-	lock_graph_acquire(ts, domain, rcu_read_class(flavor, domain), ACQUIRE_SYNC, ip);
+	lock_graph_acquire(ts, domain, rcu_read_class(flavor, domain), ACQUIRE_SYNC, ip, &lock_order_reports);
 }
 
 #endif

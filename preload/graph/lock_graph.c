@@ -10,7 +10,6 @@
 #include "graph/lock_graph.h"
 #include "graph/instance_pairs.h"
 #include "unwind/backtrace.h"
-#include "report/report.h"
 #include "base/options.h"
 #include "unwind/stack_depot.h"
 #include "runtime/tracer_lock.h"
@@ -290,200 +289,35 @@ uint32_t lock_graph_find_forwards(struct thread_state *ts, uint32_t from, int fr
 	return found;
 }
 
-/* ---- the reports -----------------------------------------------------------
- * Printed after the graph lock is dropped. A cycle found during validation
- * is remembered by its ends; the report body searches the path again (the
- * graph only grows, so it is still there) and copies it before naming
- * anything. */
+/* ---- what was found -------------------------------------------------------
+ * Handed to the sink after the graph lock is dropped. A cycle found during
+ * validation is remembered by its ends; the printer asks for its path
+ * (lock_graph_cycle_path()), searched again under the graph lock: the
+ * graph only grows, so it is still there. */
 
-static const char *op_name(int read, int sync)
+size_t lock_graph_cycle_path(struct thread_state *ts, const struct lock_cycle *c,
+			     struct lock_cycle_edge *edges, size_t max)
 {
-	return sync ? "sync" : read ? "rlock" : "lock";
-}
-
-struct found_cycle {
-	struct held_lock *held;   /* P: held by this thread */
-	struct held_lock implicit;   /* P when it is an implicit read side */
-	const void *lock;         /* N: being acquired */
-	uint32_t class_id;
-	enum acquire_op op;
-	uintptr_t ip;
-	uint32_t stack;           /* this acquisition's stack */
-};
-
-/* Report-side copy of the path (the report lock serializes reports). */
-static struct path_step report_path[MAX_PATH];
-static struct lock_dependency report_edges[MAX_PATH];
-
-static void report_frames(uint32_t stack)
-{
-	const uintptr_t *frames;
-	size_t n = stack_depot_fetch(stack, &frames);
-	for (size_t i = 0; i < n && i < (size_t)tracer_options.max_frames; i++) {
-		report_printf("       ");
-		report_symbolized_ip(frames[i]);
-		report_printf("\n");
+	struct path_step path[MAX_PATH];
+	size_t n = 0;
+	if (!tracer_lock_acquire(&graph, ts))
+		return 0;
+	int found = find_strong_path(c->class_id, c->op == ACQUIRE_RLOCK, c->held->class_id,
+				     held_read_recursive(c->held));
+	if (found)
+		n = path_to(c->held->class_id, found - 1, path);
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++) {
+		const struct lock_dependency *d = &dependencies[path[i].edge];
+		edges[i] = (struct lock_cycle_edge){
+			.from = d->from, .to = d->to, .stack = d->stack,
+			.held_read = (uint8_t)(path[i].bit >> 1), .acquired_read = (uint8_t)(path[i].bit & 1),
+			.sync = d->sync,
+		};
 	}
-}
-
-static void class_name(uint32_t class_id, char *buf, size_t size)
-{
-	lock_class_name(class_id, buf, size);
-}
-
-/* The current thread holds P (class of c->held) and acquires N (c->class_id);
- * the path goes N -> ... -> P in the existing graph. */
-static void print_circular_bug_body(struct thread_state *ts, void *arg)
-{
-	struct found_cycle *c = arg;
-	const struct held_lock *held = c->held;
-	size_t path_len = 0;
-	if (tracer_lock_acquire(&graph, ts)) {
-		int found = find_strong_path(c->class_id, c->op == ACQUIRE_RLOCK, held->class_id,
-					     held_read_recursive(held));
-		if (found) {
-			path_len = path_to(held->class_id, found - 1, report_path);
-			for (size_t i = 0; i < path_len; i++)
-				report_edges[i] = dependencies[report_path[i].edge];
-		}
-		tracer_lock_release(&graph);
-	}
-	char n_name[256], p_name[256], x_name[256], name[256];
-	class_name(c->class_id, n_name, sizeof(n_name));
-	class_name(held->class_id, p_name, sizeof(p_name));
-	report_record_site(c->ip, NULL, 0);
-	report_record_lock("acquiring", c->lock, n_name, op_name(c->op == ACQUIRE_RLOCK, c->op == ACQUIRE_SYNC), 0);
-	report_record_lock("holding", held->lock, p_name, op_name(held_read_recursive(held), 0), held->acquire_ip);
-	/* The existing chain, from the lock being acquired to the one held. */
-	report_record_lock("chain", NULL, n_name, op_name(c->op == ACQUIRE_RLOCK, c->op == ACQUIRE_SYNC), 0);
-	for (size_t i = 0; i < path_len; i++) {
-		lock_class_name(report_edges[i].to, name, sizeof(name));
-		report_record_lock("chain", NULL, name, op_name(report_path[i].bit & 1, report_edges[i].sync), 0);
-	}
-	report_printf("%s is trying to acquire lock:\n", report_task_name());
-	report_printf("%016lx (%s), at: ", (unsigned long)c->lock, n_name);
-	report_symbolized_ip(c->ip);
-	report_printf("\n\nbut task is already holding lock:\n");
-	if (held->kind == HELD_RCU_READ && held_flavor(held) != FLAVOR_srcu)
-		report_printf("(%s), at: ", p_name);
-	else
-		report_printf("%016lx (%s), at: ", (unsigned long)held->lock, p_name);
-	if (held->acquire_ip)
-		report_symbolized_ip(held->acquire_ip);
-	else
-		report_printf("(an inlined read side: where it began is not known)");
-	report_printf("\n\nwhich lock already depends on the new lock.\n\n");
-	report_printf("\nthe existing dependency chain (in reverse order) is:\n");
-	for (size_t i = path_len; i > 0; i--) {
-		const struct lock_dependency *d = &report_edges[i - 1];
-		class_name(d->to, name, sizeof(name));
-		report_printf("\n-> #%zu (%s){%s}:\n", i, name, op_name(report_path[i - 1].bit & 1, d->sync));
-		report_frames(d->stack);
-	}
-	report_printf("\n-> #0 (%s){%s}:\n", n_name, op_name(c->op == ACQUIRE_RLOCK, c->op == ACQUIRE_SYNC));
-	report_frames(c->stack);
-
-	report_printf("\nother info that might help us debug this:\n\n");
-	if (path_len) {
-		/* The last edge of the path: X held, P acquired. */
-		const struct lock_dependency *last = &report_edges[path_len - 1];
-		int x_held_read = report_path[path_len - 1].bit >> 1;
-		int p_acquired_read = report_path[path_len - 1].bit & 1;
-		class_name(last->from, x_name, sizeof(x_name));
-		if (path_len > 1)
-			report_printf("Chain exists of:\n  %s --> %s --> %s\n\n", n_name, x_name, p_name);
-		report_printf(" Possible unsafe locking scenario:\n\n");
-		report_printf("       CPU0                    CPU1\n");
-		report_printf("       ----                    ----\n");
-		report_printf("  %s(%s);\n", op_name(held_read_recursive(held), 0), p_name);
-		report_printf("                               %s(%s);\n", op_name(x_held_read, 0), x_name);
-		report_printf("                               %s(%s);\n", op_name(p_acquired_read, last->sync), p_name);
-		report_printf("  %s(%s);\n", op_name(c->op == ACQUIRE_RLOCK, c->op == ACQUIRE_SYNC), n_name);
-		report_printf("\n *** DEADLOCK ***\n\n");
-	}
-	report_held_locks(ts);
-	report_backtrace();
-}
-
-static void print_circular_bug(struct thread_state *ts, struct found_cycle *c)
-{
-	report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, report_title_format[REPORT_TITLE_CIRCULAR_DEPENDENCY],
-		    print_circular_bug_body, c);
-}
-
-struct instance_inversion {
-	const struct held_lock *held;
-	const void *lock;
-	uint32_t class_id;
-	uintptr_t ip;
-	uint64_t other_where;   /* where the other order took its second lock (instance_pair_where()) */
-	uint32_t stack;         /* this acquisition's */
-};
-
-/* Two instances of one class taken in both orders (x then y here, y then x
- * somewhere else): address-ordered locking never does that. */
-static void print_instance_inversion_body(struct thread_state *ts, void *arg)
-{
-	const struct instance_inversion *v = arg;
-	const struct held_lock *held = v->held;
-	char name[256], held_name[256];
-	class_name(v->class_id, name, sizeof(name));
-	/* Of one class, but for a pair watched across two (a nesting through
-	 * another class, above). */
-	class_name(held->class_id ? held->class_id : v->class_id, held_name, sizeof(held_name));
-	report_record_site(v->ip, NULL, 0);
-	report_record_lock("acquiring", v->lock, name, "lock", 0);
-	report_record_lock("holding", held->lock, held_name, "lock", held->acquire_ip);
-	report_record_lock("chain", NULL, name, "lock", 0);
-	report_record_lock("chain", NULL, held_name, "lock", 0);
-	report_printf("%s is trying to acquire lock:\n", report_task_name());
-	report_printf("%016lx (%s), at: ", (unsigned long)v->lock, name);
-	report_symbolized_ip(v->ip);
-	report_printf("\n\nbut task is already holding lock:\n");
-	report_printf("%016lx (%s), at: ", (unsigned long)held->lock, held_name);
-	report_symbolized_ip(held->acquire_ip);
-	if (!strcmp(name, held_name))
-		report_printf("\n\nwhich lock already depends on the new lock: these two locks of class %s\n"
-			      "were taken in the opposite order before (%016lx then %016lx).\n",
-			      name, (unsigned long)v->lock, (unsigned long)held->lock);
-	else
-		report_printf("\n\nwhich lock already depends on the new lock: these two locks (of classes %s\n"
-			      "and %s) were taken in the opposite order before (%016lx then %016lx).\n",
-			      name, held_name, (unsigned long)v->lock, (unsigned long)held->lock);
-	/* The kernel's chain, one edge each way between two instances of the
-	 * class (named by class, as the records and the other chains are): #1
-	 * the order taken before, where its second lock was taken (the caller
-	 * of the lock call, or pair_frames frames), #0 this one. */
-	report_printf("\n\nthe existing dependency chain (in reverse order) is:\n");
-	report_printf("\n-> #1 (%s){lock}:\n", held_name);
-	if ((v->other_where & ~PAIR_WHERE_ADDRESS_MASK) == PAIR_WHERE_IP) {
-		report_printf("       ");
-		report_symbolized_ip((uintptr_t)(v->other_where & PAIR_WHERE_ADDRESS_MASK));
-		report_printf("\n       (the caller of the lock call only: pair_frames=8 in LOCKDEP_RCU_OPTIONS keeps 8 frames)\n");
-	} else if (v->other_where) {
-		report_frames((uint32_t)v->other_where);
-	} else {
-		report_printf("       (not known: its record was being rewritten)\n");
-	}
-	report_printf("\n-> #0 (%s){lock}:\n", name);
-	if (v->stack) {
-		report_frames(v->stack);
-	} else {
-		report_printf("       ");
-		report_symbolized_ip(v->ip);
-		report_printf("\n");
-	}
-	report_printf("\nother info that might help us debug this:\n\n");
-	report_printf(" Possible unsafe locking scenario:\n\n");
-	report_printf("       CPU0                    CPU1\n");
-	report_printf("       ----                    ----\n");
-	report_printf("  lock(%s#%016lx);\n", held_name, (unsigned long)held->lock);
-	report_printf("                               lock(%s#%016lx);\n", name, (unsigned long)v->lock);
-	report_printf("                               lock(%s#%016lx);\n", held_name, (unsigned long)held->lock);
-	report_printf("  lock(%s#%016lx);\n", name, (unsigned long)v->lock);
-	report_printf("\n *** DEADLOCK ***\n\n");
-	report_held_locks(ts);
-	report_backtrace();
+	tracer_lock_release(&graph);
+	return n;
 }
 
 /* ---- validation ---------------------------------------------------------- */
@@ -503,7 +337,7 @@ static uint64_t cycle_key(uint32_t new_from, uint32_t new_to, const struct path_
 int lock_graph_report_instance_inversion(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
 					 const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip,
 					 const struct instance_pair_probe *probe, uint64_t other_where,
-					 const void *wrapper_frame)
+					 const void *wrapper_frame, const struct lock_graph_sink *sink)
 {
 	/* Both orders stay. */
 	instance_pairs_insert(probe, PAIR_INVERTED, instance_pair_capture(wrapper_frame, ip));
@@ -514,10 +348,9 @@ int lock_graph_report_instance_inversion(struct thread_state *ts, const struct h
 	/* This order's stack for the report's #0, before the report lock
 	 * (the depot has a lock of its own). */
 	uint32_t stack = (uint32_t)instance_pair_capture_stack((size_t)tracer_options.max_frames);
-	struct instance_inversion v = { held, lock, class_id, ip, other_where, stack };
+	struct lock_instance_inversion v = { held, lock, class_id, ip, other_where, stack };
 	tracer_enter(ts);
-	report_emit(ts, REPORT_CIRCULAR_DEPENDENCY, 0, report_title_format[REPORT_TITLE_CIRCULAR_DEPENDENCY],
-		    print_instance_inversion_body, &v);
+	sink->instance_inversion(ts, &v);
 	tracer_leave(ts);
 	return 1;
 }
@@ -538,7 +371,8 @@ static uint64_t instance_pair_gate(const struct thread_state *ts, const void *he
 }
 
 int lock_graph_check_instance_pair(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
-				   const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip)
+				   const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip,
+				   const struct lock_graph_sink *sink)
 {
 	if (!gen_held)
 		lock_class_of_kind(held->lock, held->kind, held->acquire_ip, &gen_held);
@@ -559,7 +393,7 @@ int lock_graph_check_instance_pair(struct thread_state *ts, const struct held_lo
 		return 0;
 	}
 	return lock_graph_report_instance_inversion(ts, held, gen_held, lock, gen_new, class_id, ip, &probe,
-						    other_where, NULL);
+						    other_where, NULL, sink);
 }
 
 /* The read sides no wrapper saw begin count as held: an online QSBR
@@ -764,14 +598,14 @@ static int dependency_sources(struct thread_state *ts, uint32_t class_id, struct
 }
 
 void lock_graph_check_instances(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip,
-				const struct instance_hint *hint)
+				const struct instance_hint *hint, const struct lock_graph_sink *sink)
 {
 	uint32_t gen_new = hint->lock_generation ? hint->lock_generation : lock_instance_generation(lock);
 	for (unsigned i = hint->held_index; i < ts->depth; i++) {
 		const struct held_lock *h = &ts->held[i];
 		if (h->kind != HELD_NONE && h->kind != HELD_RCU_READ && h->class_id == class_id && h->lock != lock)
 			lock_graph_check_instance_pair(ts, h, i == hint->held_index ? hint->held_generation : 0,
-						       lock, gen_new, class_id, ip);
+						       lock, gen_new, class_id, ip, sink);
 	}
 }
 
@@ -877,7 +711,7 @@ static int holds_other_instance(const struct thread_state *ts, const void *lock,
 }
 
 void lock_graph_check_watched(struct thread_state *ts, const void *lock, uint32_t class_id, uint32_t generation,
-			      uintptr_t ip)
+			      uintptr_t ip, const struct lock_graph_sink *sink)
 {
 	tracer_enter(ts);
 	uint32_t gen_new = generation ? generation : lock_instance_generation(lock);
@@ -886,7 +720,7 @@ void lock_graph_check_watched(struct thread_state *ts, const void *lock, uint32_
 		if (h->kind != HELD_NONE && h->kind != HELD_RCU_READ && h->class_id && h->lock != lock &&
 		    key_set_contains(watched_pairs, MAX_WATCHED_PAIRS, watched_key(h->class_id, class_id)) &&
 		    lock_graph_check_instance_pair(ts, h, lock_instance_generation(h->lock), lock, gen_new,
-						   class_id, ip))
+						   class_id, ip, sink))
 			ts->inversion_reported = 1;
 	}
 	tracer_leave(ts);
@@ -898,7 +732,8 @@ void lock_graph_check_watched(struct thread_state *ts, const void *lock, uint32_
  * watching was not recorded: the class order S -> G it made was then
  * all there was to see). */
 static void watch_nesting(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip,
-			  struct held_lock *const *sources, uint64_t closing, int nr_sources)
+			  struct held_lock *const *sources, uint64_t closing, int nr_sources,
+			  const struct lock_graph_sink *sink)
 {
 	uint32_t gen_new = lock_instance_generation(lock);
 	for (int i = 0; i < nr_sources && i < 64; i++) {
@@ -907,12 +742,14 @@ static void watch_nesting(struct thread_state *ts, const void *lock, uint32_t cl
 		const struct held_lock *g = sources[i];
 		key_set_insert(watched_pairs, MAX_WATCHED_PAIRS, watched_key(class_id, g->class_id));
 		__atomic_store_n(&lock_graph_watching, 1, __ATOMIC_RELEASE);
-		lock_graph_check_instance_pair(ts, g, lock_instance_generation(g->lock), lock, gen_new, class_id, ip);
+		lock_graph_check_instance_pair(ts, g, lock_instance_generation(g->lock), lock, gen_new, class_id, ip,
+					       sink);
 	}
 }
 
 uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
-			     enum acquire_op op, uintptr_t ip, uint64_t chain_key)
+			     enum acquire_op op, uintptr_t ip, uint64_t chain_key,
+			     const struct lock_graph_sink *sink)
 {
 	tracer_enter(ts);
 	int nested = 0;
@@ -939,7 +776,7 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 		uint32_t nested_class = nested ? next_nesting(ts, class_id) : 0;
 		if (nested_class && nested_class != class_id) {
 			__atomic_store_n(&lock_classes[nested_class].auto_nested, 1, __ATOMIC_RELAXED);
-			watch_nesting(ts, lock, class_id, ip, sources, closing, nr_sources);
+			watch_nesting(ts, lock, class_id, ip, sources, closing, nr_sources, sink);
 			class_id = nested_class;
 			nr_sources = dependency_sources(ts, class_id, implicit, sources,
 							MAX_LOCK_DEPTH + NR_URCU_FLAVORS);
@@ -971,7 +808,7 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 	uintptr_t frames[DEPENDENCY_FRAMES];
 	uint32_t stack = stack_depot_save(frames, backtrace_capture(frames, DEPENDENCY_FRAMES));
 
-	struct found_cycle cycles[MAX_CYCLES_PER_ACQUISITION];
+	struct lock_cycle cycles[MAX_CYCLES_PER_ACQUISITION];
 	uint32_t cycle_classes[MAX_CYCLES_PER_ACQUISITION];
 	int nr_cycles = 0;
 	if (!tracer_lock_acquire(&graph, ts))
@@ -984,7 +821,7 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 					&watched, edge_gate(ts, sources[i])) &&
 		    nr_cycles < MAX_CYCLES_PER_ACQUISITION) {
 			cycle_classes[nr_cycles] = sources[i]->class_id;
-			cycles[nr_cycles++] = (struct found_cycle){ sources[i], { 0 }, lock, class_id, op, ip, stack };
+			cycles[nr_cycles++] = (struct lock_cycle){ sources[i], { 0 }, lock, class_id, op, ip, stack };
 		}
 	/* A nesting is decided each time (the chain's key is of the class
 	 * before it). */
@@ -994,7 +831,7 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 	/* A cycle judged by instances: this acquisition's own pairs now (the
 	 * watching starts with it). */
 	if (watched)
-		lock_graph_check_watched(ts, lock, class_id, 0, ip);
+		lock_graph_check_watched(ts, lock, class_id, 0, ip, sink);
 
 	/* Every cycle this acquisition closes is a deadlock of its own. Its
 	 * site is the program's call (liburcu's lock-free hash table takes
@@ -1008,7 +845,7 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 			cycles[i].implicit = *cycles[i].held;
 			cycles[i].held = &cycles[i].implicit;
 		}
-		print_circular_bug(ts, &cycles[i]);
+		sink->cycle(ts, &cycles[i]);
 	}
 	/* A new dependency may join a signal-safe lock to a signal-unsafe one
 	 * (the kernel's check_irq_usage() in check_prev_add()). */

@@ -48,6 +48,57 @@ extern int lock_graph_enabled;
 extern void (*lock_graph_new_dependency_hook)(struct thread_state *ts, const void *lock, uint32_t class_id,
 					      uintptr_t ip);
 
+/* ---- what the graph finds, for the layer above to print -------------------
+ * Detection and printing are apart (as ThreadSanitizer's deadlock detector
+ * hands its runtime a report): the graph describes a deadlock it found and
+ * gives the description to the sink its caller passed in; the checks layer
+ * prints it (checks/lock_order_report.c), a test keeps it. */
+
+/* A cycle this acquisition closes: the thread holds P (`held`) and takes N
+ * (`lock`, of class_id), and the graph has a path N -> ... -> P. */
+struct lock_cycle {
+	const struct held_lock *held;   /* P */
+	struct held_lock implicit;      /* P's copy when it is a read side no wrapper saw */
+	const void *lock;               /* N */
+	uint32_t class_id;
+	enum acquire_op op;
+	uintptr_t ip;                   /* the program's call */
+	uint32_t stack;                 /* this acquisition's stack (stack depot id) */
+};
+
+/* One edge of a cycle's path: `to` was taken while `from` was held. */
+struct lock_cycle_edge {
+	uint32_t from, to;
+	uint32_t stack;                 /* where `to` was taken (stack depot id) */
+	uint8_t held_read;              /* `from` was held for read */
+	uint8_t acquired_read;          /* `to` was taken for read */
+	uint8_t sync;                   /* `to` is a grace-period wait */
+};
+#define LOCK_CYCLE_MAX_EDGES 64
+
+/* The path N -> ... -> P of cycle c as the graph has it now (it only grows,
+ * so the path found is still there), at most max edges; 0 when none is
+ * found or the graph lock is this thread's (a handler inside validation). */
+size_t lock_graph_cycle_path(struct thread_state *ts, const struct lock_cycle *c,
+			     struct lock_cycle_edge *edges, size_t max);
+
+/* Two instances taken in both orders: `lock` (of class_id) now, with
+ * `held` held, and the other order before. */
+struct lock_instance_inversion {
+	const struct held_lock *held;
+	const void *lock;
+	uint32_t class_id;
+	uintptr_t ip;
+	uint64_t other_where;   /* where the other order took its second lock (instance_pair_where()) */
+	uint32_t stack;         /* this acquisition's (stack depot id), 0 when none */
+};
+
+/* Where the graph hands what it finds; called outside the graph lock. */
+struct lock_graph_sink {
+	void (*cycle)(struct thread_state *ts, const struct lock_cycle *c);
+	void (*instance_inversion)(struct thread_state *ts, const struct lock_instance_inversion *v);
+};
+
 /* Generations already looked up by the caller, 0 where not: the new
  * lock's, and the first held lock's of its class (at held index `index`). */
 struct instance_hint {
@@ -61,19 +112,20 @@ struct instance_hint {
  * subclass of it when it is nested in itself through another class (see
  * lock_graph.c). */
 uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
-			     enum acquire_op op, uintptr_t ip, uint64_t chain_key);
+			     enum acquire_op op, uintptr_t ip, uint64_t chain_key,
+			     const struct lock_graph_sink *sink);
 
 /* Nonzero once a class pair is watched instance by instance (a nesting
  * through another class was seen): acquisitions then call
  * lock_graph_check_watched(). */
 extern int lock_graph_watching;
 void lock_graph_check_watched(struct thread_state *ts, const void *lock, uint32_t class_id, uint32_t generation,
-			      uintptr_t ip);
+			      uintptr_t ip, const struct lock_graph_sink *sink);
 
 /* The held locks of the new lock's class, other instances: each pair in
  * the instance-pair cache, an inversion reported. */
 void lock_graph_check_instances(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip,
-				const struct instance_hint *hint);
+				const struct instance_hint *hint, const struct lock_graph_sink *sink);
 
 extern uint64_t validated_chains[MAX_LOCKDEP_CHAINS];
 
@@ -152,7 +204,8 @@ static inline uint64_t chain_key_end(uint64_t key, uint32_t class_id, enum acqui
  * of its class, is taken: the pair recorded, the inversion it makes with
  * the other order reported (once). Returns 1 when reported. */
 int lock_graph_check_instance_pair(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
-				   const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip);
+				   const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip,
+				   const struct lock_graph_sink *sink);
 /* The report half of it, for callers that probed the pair themselves
  * (instance_pairs_probe() said PAIR_INVERTED, with where the other order
  * took its second lock): records this order, then reports. wrapper_frame
@@ -161,7 +214,7 @@ struct instance_pair_probe;
 int lock_graph_report_instance_inversion(struct thread_state *ts, const struct held_lock *held, uint32_t gen_held,
 					 const void *lock, uint32_t gen_new, uint32_t class_id, uintptr_t ip,
 					 const struct instance_pair_probe *probe, uint64_t other_where,
-					 const void *wrapper_frame);
+					 const void *wrapper_frame, const struct lock_graph_sink *sink);
 
 /* Before acquiring `lock` of class_id: the held classes (and the read sides
  * no wrapper saw: an online QSBR thread's, inlined ones) each gain an edge
@@ -192,7 +245,8 @@ static inline uint32_t lock_graph_gate(const struct thread_state *ts)
 }
 
 static inline int lock_graph_acquire_instance_as(struct thread_state *ts, const void *lock, uint32_t *class_io,
-						 uint32_t generation, enum acquire_op op, uintptr_t ip)
+						 uint32_t generation, enum acquire_op op, uintptr_t ip,
+						 const struct lock_graph_sink *sink)
 {
 	uint32_t class_id = *class_io;
 	int qsbr_reader = qsbr_thread_is_reader(ts);
@@ -225,31 +279,32 @@ static inline int lock_graph_acquire_instance_as(struct thread_state *ts, const 
 	 * class): checked on every acquisition the caches did not answer. */
 	if (__builtin_expect(__atomic_load_n(&lock_graph_watching, __ATOMIC_ACQUIRE), 0) && op != ACQUIRE_SYNC) {
 		ts->inversion_reported = 0;
-		lock_graph_check_watched(ts, lock, class_id, generation, ip);
+		lock_graph_check_watched(ts, lock, class_id, generation, ip, sink);
 	}
 	/* Same-class nesting is checked on every acquisition (the pairs
 	 * are of instances, the chain of classes), and never cached. */
 	if (__builtin_expect(same_class, 0)) {
-		lock_graph_check_instances(ts, lock, class_id, ip, &hint);
+		lock_graph_check_instances(ts, lock, class_id, ip, &hint, sink);
 		if (chain_is_validated(key))
 			return 0;
 	} else if (__builtin_expect(chain_is_validated(key), 1)) {
 		return 1;
 	}
-	*class_io = lock_graph_validate(ts, lock, class_id, op, ip, key);
+	*class_io = lock_graph_validate(ts, lock, class_id, op, ip, key, sink);
 	return 0;
 }
 
 static inline int lock_graph_acquire_instance(struct thread_state *ts, const void *lock, uint32_t class_id,
-					      uint32_t generation, enum acquire_op op, uintptr_t ip)
+					      uint32_t generation, enum acquire_op op, uintptr_t ip,
+					      const struct lock_graph_sink *sink)
 {
-	return lock_graph_acquire_instance_as(ts, lock, &class_id, generation, op, ip);
+	return lock_graph_acquire_instance_as(ts, lock, &class_id, generation, op, ip, sink);
 }
 
 static inline int lock_graph_acquire(struct thread_state *ts, const void *lock, uint32_t class_id,
-				     enum acquire_op op, uintptr_t ip)
+				     enum acquire_op op, uintptr_t ip, const struct lock_graph_sink *sink)
 {
-	return lock_graph_acquire_instance(ts, lock, class_id, 0, op, ip);
+	return lock_graph_acquire_instance(ts, lock, class_id, 0, op, ip, sink);
 }
 
 void lock_graph_fork_prepare(struct thread_state *self);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include "checks/lock_tracking.h"
 #include "runtime/real_functions.h"
+#include "checks/lock_order_report.h"
 
 INTERPOSE(pthread_mutex_lock);
 INTERPOSE(pthread_mutex_trylock);
@@ -212,7 +213,7 @@ static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintp
 			instance_pairs_insert(&probe, seen, instance_pair_capture(frame, ip));
 		else if (unlikely(seen == PAIR_INVERTED))
 			lock_graph_report_instance_inversion(ts, h, gen_held, m, gen_new, class_new, ip, &probe,
-							     other_where, frame);
+							     other_where, frame, &lock_order_reports);
 	}
 	if (unlikely(ret == EBUSY))
 		return mutex_lock_contended(m, ip, class_new);

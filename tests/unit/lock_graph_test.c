@@ -1,6 +1,7 @@
 /* The lock-order validator's graph and cycle search on their own
- * (preload/graph/lock_graph.c), under ASan/UBSan, with the classes, the report
- * printer and the unwinder replaced by the small stand-ins below: cycles of
+ * (preload/graph/lock_graph.c), under ASan/UBSan, with the classes replaced
+ * by the small stand-ins below; stacks are the tracer's own unwinder's. What the graph finds is
+ * kept by a sink of the test's (no report printer is linked): cycles of
  * every length, every independent cycle of one acquisition, the kernel's
  * read rules, and a graph past the chain cache's size. */
 #include <criterion/criterion.h>
@@ -8,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "graph/lock_graph.h"
-#include "report/report.h"
 
 /* ---- stand-ins for the rest of the tracer ------------------------------- */
 
@@ -53,27 +53,25 @@ uint32_t mutex_class_lookup(const pthread_mutex_t *m, uintptr_t ip, uint32_t *ge
 	(void)key;
 	return lock_class_and_generation(m, ip, generation);
 }
-size_t backtrace_capture(uintptr_t *frames, size_t max) { (void)frames; (void)max; return 0; }
 /* The graph's tests make no nesting annotation. */
 uint32_t lock_class_nested(uint32_t class_id, unsigned subclass)
 {
 	(void)subclass;
 	return class_id;
 }
-size_t backtrace_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max)
-{
-	(void)fp;
-	(void)frames;
-	(void)max;
-	return 0;
-}
 uintptr_t urcu_program_site(uintptr_t ip) { return ip; }
+
+/* ---- what the graph found, kept as text -------------------------------------- */
 
 static char text[1 << 16];
 static size_t text_len;
 static int reports;
+/* The locks of the last cycle, in its record's roles: what is acquired,
+ * what is held, then the chain from the one to the other. */
+static char record_roles[1024];
 
-void report_printf(const char *fmt, ...)
+static void keep(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void keep(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -82,32 +80,44 @@ void report_printf(const char *fmt, ...)
 	if (n > 0 && text_len + (size_t)n < sizeof(text))
 		text_len += (size_t)n;
 }
-void report_symbolized_ip(uintptr_t ip) { report_printf("%lx", (unsigned long)ip); }
-void report_held_locks(struct thread_state *ts) { (void)ts; }
-void report_backtrace(void) {}
-const char *report_task_name(void) { return "test/1"; }
 
-/* The machine-readable record of the last report: the roles of its locks. */
-static char record_roles[1024];
-void report_record_site(uintptr_t ip, const char *file, int line) { (void)ip, (void)file, (void)line; }
-void report_record_lock(const char *role, const void *lock, const char *name, const char *kind,
-			uintptr_t acquired_at)
+static const char *op(int read, int sync)
 {
-	(void)lock, (void)kind, (void)acquired_at;
-	size_t used = strlen(record_roles);
-	snprintf(record_roles + used, sizeof(record_roles) - used, "%s%s:%s", used ? " " : "", role, name);
+	return sync ? "sync" : read ? "rlock" : "lock";
 }
 
-void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site, const char *title,
-		 void (*body)(struct thread_state *, void *), void *arg)
+/* "acquiring N{op} holding P{op}", then each edge "X{held op} -> Y{op}". */
+static void keep_cycle(struct thread_state *ts, const struct lock_cycle *c)
 {
-	(void)site, (void)title;
-	cr_assert_eq(kind, REPORT_CIRCULAR_DEPENDENCY);
 	reports++;
-	record_roles[0] = 0;
-	body(ts, arg);
-	report_printf("\n----\n");
+	struct lock_cycle_edge edges[LOCK_CYCLE_MAX_EDGES];
+	size_t n = lock_graph_cycle_path(ts, c, edges, LOCK_CYCLE_MAX_EDGES);
+	char new_name[64], held_name[64], name[64], from_name[64];
+	lock_class_name(c->class_id, new_name, sizeof(new_name));
+	lock_class_name(c->held->class_id, held_name, sizeof(held_name));
+	keep("acquiring %s{%s} holding %s{%s}\n", new_name, op(c->op == ACQUIRE_RLOCK, c->op == ACQUIRE_SYNC),
+	     held_name, op(held_read_recursive(c->held), 0));
+	int used = snprintf(record_roles, sizeof(record_roles), "acquiring:%s holding:%s chain:%s", new_name,
+			    held_name, new_name);
+	for (size_t i = 0; i < n; i++) {
+		lock_class_name(edges[i].from, from_name, sizeof(from_name));
+		lock_class_name(edges[i].to, name, sizeof(name));
+		keep("  #%zu %s{%s} -> %s{%s}\n", i + 1, from_name, op(edges[i].held_read, 0), name,
+		     op(edges[i].acquired_read, edges[i].sync));
+		if (used > 0 && (size_t)used < sizeof(record_roles))
+			used += snprintf(record_roles + used, sizeof(record_roles) - (size_t)used, " chain:%s", name);
+	}
+	keep("----\n");
 }
+
+static void keep_instance_inversion(struct thread_state *ts, const struct lock_instance_inversion *v)
+{
+	(void)ts;
+	reports++;
+	keep("instances %p -> %p\n----\n", v->held->lock, v->lock);
+}
+
+static const struct lock_graph_sink test_sink = { keep_cycle, keep_instance_inversion };
 
 /* ---- a thread taking locks of classes ---------------------------------------- */
 
@@ -125,7 +135,7 @@ static void take(int name, enum acquire_op op)
 {
 	struct thread_state *ts = &thread;
 	uint32_t id = class_of(name);
-	lock_graph_acquire(ts, (void *)(uintptr_t)(0x1000 * name), id, op, (uintptr_t)name);
+	lock_graph_acquire(ts, (void *)(uintptr_t)(0x1000 * name), id, op, (uintptr_t)name, &test_sink);
 	struct held_lock *h = &ts->held[ts->depth++];
 	h->lock = (void *)(uintptr_t)(0x1000 * name);
 	h->acquire_ip = (uintptr_t)name;
@@ -160,7 +170,7 @@ Test(lock_graph, abba_once)
 	cr_expect_eq(reports, 0);
 	NEST(2, 1);
 	cr_expect_eq(reports, 1, "%s", text);
-	cr_expect(strstr(text, "lock(L2);\n                               lock(L1);\n"), "%s", text);
+	cr_expect(strstr(text, "acquiring L1{lock} holding L2{lock}\n  #1 L1{lock} -> L2{lock}\n----"), "%s", text);
 	cr_expect_str_eq(record_roles, "acquiring:L1 holding:L2 chain:L1 chain:L2");
 	NEST(2, 1);
 	cr_expect_eq(reports, 1, "the same cycle is reported once");
@@ -173,8 +183,8 @@ Test(lock_graph, long_cycle_shows_its_chain)
 	NEST(3, 4);
 	NEST(4, 1);
 	cr_expect_eq(reports, 1, "%s", text);
-	cr_expect(strstr(text, "Chain exists of:\n  L1 --> L3 --> L4"), "%s", text);
-	cr_expect(strstr(text, "-> #3 (L4)"), "%s", text);
+	cr_expect(strstr(text, "  #1 L1{lock} -> L2{lock}\n  #2 L2{lock} -> L3{lock}\n  #3 L3{lock} -> L4{lock}\n----"),
+		  "%s", text);
 	cr_expect_str_eq(record_roles, "acquiring:L1 holding:L4 chain:L1 chain:L2 chain:L3 chain:L4");
 }
 
@@ -234,11 +244,10 @@ Test(lock_graph, grace_period_wait_under_a_lock_readers_take)
 	thread.nr_readers = 0;
 	/* lock 1 held across synchronize_rcu() */
 	take(1, ACQUIRE_LOCK);
-	lock_graph_acquire(&thread, NULL, rcu, ACQUIRE_SYNC, 99);
+	lock_graph_acquire(&thread, NULL, rcu, ACQUIRE_SYNC, 99, &test_sink);
 	release_all();
 	cr_expect_eq(reports, 1, "%s", text);
-	cr_expect(strstr(text, "rlock(rcu)"), "%s", text);
-	cr_expect(strstr(text, "sync(rcu)"), "%s", text);
+	cr_expect(strstr(text, "acquiring rcu{sync} holding L1{lock}\n  #1 rcu{rlock} -> L1{lock}\n"), "%s", text);
 }
 
 Test(lock_graph, still_checks_after_the_chain_cache_wraps, .timeout = 60)
