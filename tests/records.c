@@ -46,6 +46,8 @@ static int record_parse(const char *line, size_t len, struct record *r)
 		r->pid = (long)n;
 	if (!json_member_number(v, "tid", &n))
 		r->tid = (long)n;
+	if (!json_member_number(v, "seq", &n))
+		r->seq = (long)n;
 	frame_of(json_member(v, "site"), &r->site);
 	const struct json_value *locks = json_member(v, "locks");
 	if (locks && locks->type == JSON_ARRAY && locks->count) {

@@ -39,6 +39,7 @@ struct record {
 	const char *message;    /* its first line after the header */
 	const char *bug;        /* the bug hash */
 	long pid, tid;
+	long seq;               /* the report's number in its process, 0 if absent */
 	struct record_frame site;
 	struct record_lock *locks;
 	size_t lock_count;

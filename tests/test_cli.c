@@ -146,8 +146,8 @@ Test(cli, run_logs_one_file_per_process_children_included)
 		char *log = cli_read(path);
 		cr_expect_eq(splat_count(log), 1, "one report per process:\n%s", log);
 		char pid_line[64];
-		snprintf(pid_line, sizeof(pid_line), "pid %d\n", atoi(strchr(e->d_name, '.') + 1));
-		cr_expect(strstr(log, pid_line), "the log of pid %s holds its own report", e->d_name);
+		snprintf(pid_line, sizeof(pid_line), "pid %d, report 1\n", atoi(strchr(e->d_name, '.') + 1));
+		cr_expect(strstr(log, pid_line), "the log of pid %s holds its own report, numbered 1 in its process", e->d_name);
 		for (int i = 0; i < 3; i++) {
 			char top[128];
 			snprintf(top, sizeof(top), "Call Trace:\n %s", sites[i]);

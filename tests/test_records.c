@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "cli_helpers.h"
+#include "records.h"
 
 struct logged {
 	char *dir;
@@ -151,7 +152,7 @@ static void expect_records_match(const char *target, const char *scenario, int r
 		char *title = field(record, NULL, "title"), *expected = human_title(l.log, i);
 		cr_expect_str_eq(title, expected, "%s %s report %d", target, scenario, i);
 		char *pid = field(record, NULL, "pid"), pid_line[64];
-		snprintf(pid_line, sizeof(pid_line), "pid %s\n", pid);
+		snprintf(pid_line, sizeof(pid_line), "pid %s, report %d\n", pid, i + 1);
 		char *report = human_report(l.log, i);
 		cr_expect(strstr(report, pid_line), "pid %s:\n%s", pid, report);
 		char *tid = field(record, NULL, "tid"), tid_text[64];
@@ -273,4 +274,30 @@ Test(records, only_beside_a_log_file_never_in_the_text)
 	struct run r = run_target("lock_order", "memb", "abba", &o);
 	cr_expect(!strstr(r.err, "{\"v\":"), "%s", r.err);
 	run_free(&r);
+}
+
+/* Each report is numbered in its process, in its header line and in its
+ * record: the n-th record and the n-th report of the log pair exactly. */
+Test(records, reports_are_numbered_in_header_and_record)
+{
+	struct run_options o = { .preload = 1 };
+	struct run_records rr = run_target_records("lock_order", "memb", "two-independent-cycles", &o);
+	expect_records(&rr, "circular_dependency", 2);
+	for (size_t i = 0; i < rr.count; i++) {
+		const struct record *r = &rr.records[i];
+		cr_expect_eq(r->seq, (long)i + 1, "record %zu has seq %ld\n%s", i, r->seq, rr.context);
+		char header[128];
+		snprintf(header, sizeof(header), "%s\nlockdep-rcu ", r->title);
+		const char *at = rr.log;
+		for (size_t k = 0; k <= i && at; k++)
+			if ((at = strstr(at, header)))
+				at += strlen(header);
+		cr_assert(at, "report %zu's header in the log\n%s", i + 1, rr.context);
+		char expected[64];
+		snprintf(expected, sizeof(expected), ", pid %ld, report %zu\n", r->pid, i + 1);
+		const char *eol = strchr(at, '\n');
+		cr_expect(eol && strstr(at, expected) == eol - strlen(expected) + 1,
+			  "header of report %zu ends with \"%s\"\n%s", i + 1, expected, rr.context);
+	}
+	run_records_free(&rr);
 }

@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "runtime/sandbox.h"
 #include "report/report_record.h"
+#include "base/record_schema.h"
 #include "symbolize/symbolize.h"
 #include "base/tracer_sort.h"
 #include "base/raw_syscall.h"
@@ -341,7 +342,7 @@ static void put_points(char *buf, size_t size, size_t *len, const char *what, co
 	for (int i = 0; i < LOCKSTAT_POINTS && points[i].ip && *len < size; i++) {
 		char frame[2048];
 		record_frame_text(points[i].ip, frame, sizeof(frame));
-		*len += (size_t)snprintf(buf + *len, size - *len, "%s{\"count\":%llu,\"site\":%s}", i ? "," : "",
+		*len += (size_t)snprintf(buf + *len, size - *len, "%s{" RECORD_KEY(RECORD_STAT_COUNT) "%llu," RECORD_KEY(RECORD_STAT_SITE) "%s}", i ? "," : "",
 					 (unsigned long long)points[i].count, frame);
 	}
 	if (*len < size)
@@ -354,19 +355,21 @@ static void record_class(const char *name, const char *kind, const struct class_
 {
 	static char rec[24 * 1024];
 	size_t len = 0, size = sizeof(rec);
-	len += (size_t)snprintf(rec, size, "{\"v\":1,\"kind\":\"lock_stat\",\"pid\":%d,\"comm\":\"", (int)getpid());
+	len += (size_t)snprintf(rec, size, "{" RECORD_KEY(RECORD_V) "%d," RECORD_KEY(RECORD_KIND) "\"" RECORD_LOCK_STAT_KIND "\","
+				RECORD_KEY(RECORD_PID) "%d," RECORD_KEY(RECORD_COMM) "\"", RECORD_SCHEMA_VERSION, (int)getpid());
 	record_json_escape(comm, rec, size, &len);
-	len += (size_t)snprintf(rec + len, size - len, "\",\"class\":\"");
+	len += (size_t)snprintf(rec + len, size - len, "\"," RECORD_KEY(RECORD_STAT_CLASS) "\"");
 	record_json_escape(name, rec, size, &len);
 	len += (size_t)snprintf(rec + len, size - len,
-				"\",\"lock_kind\":\"%s\",\"con_bounces\":%llu,\"contentions\":%llu", kind,
+				"\"," RECORD_KEY(RECORD_STAT_LOCK_KIND) "\"%s\"," RECORD_KEY(RECORD_STAT_CON_BOUNCES) "%llu,"
+				RECORD_KEY(RECORD_STAT_CONTENTIONS) "%llu", kind,
 				(unsigned long long)s->contended_bounces[side], (unsigned long long)s->wait[side].nr);
-	put_time_fields(rec, size, &len, "waittime", &s->wait[side]);
-	len += (size_t)snprintf(rec + len, size - len, ",\"acq_bounces\":%llu,\"acquisitions\":%llu",
+	put_time_fields(rec, size, &len, RECORD_STAT_WAITTIME, &s->wait[side]);
+	len += (size_t)snprintf(rec + len, size - len, "," RECORD_KEY(RECORD_STAT_ACQ_BOUNCES) "%llu," RECORD_KEY(RECORD_STAT_ACQUISITIONS) "%llu",
 				(unsigned long long)s->acquired_bounces[side], (unsigned long long)s->hold[side].nr);
-	put_time_fields(rec, size, &len, "holdtime", &s->hold[side]);
-	put_points(rec, size, &len, "contention_points", s->contention);
-	put_points(rec, size, &len, "contending_points", s->contending);
+	put_time_fields(rec, size, &len, RECORD_STAT_HOLDTIME, &s->hold[side]);
+	put_points(rec, size, &len, RECORD_STAT_CONTENTION_POINTS, s->contention);
+	put_points(rec, size, &len, RECORD_STAT_CONTENDING_POINTS, s->contending);
 	if (len + 3 >= size)
 		return;   /* never a cut record */
 	len += (size_t)snprintf(rec + len, size - len, "}\n");

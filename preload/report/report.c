@@ -27,6 +27,11 @@
 #include "report/report_record.h"
 
 static unsigned long report_counts[NR_REPORT_KINDS];
+/* The reports this process has written. Each report's header line and
+ * record carry its number (reports_written + 1 while it is built), so a
+ * reader pairs a report's text with its record exactly. Under
+ * symbolizer_lock; a forked child numbers its own from 1. */
+static unsigned long reports_written;
 static unsigned long suppressed_count;
 static unsigned long dropped_count;   /* asked for by a handler inside a report */
 
@@ -476,14 +481,20 @@ static void build_report(void *p)
 	report_len = 0;
 	nr_report_pcs = 0;
 	held_lock_role = "held";
-	record_begin(job->kind < NR_REPORT_KINDS ? report_record_kind[job->kind] : REPORT_NOTICE_RECORD_KIND, job->title);
+	/* Notices (kind NR_REPORT_KINDS) have no record and no number. */
+	unsigned long seq = job->kind < NR_REPORT_KINDS ? reports_written + 1 : 0;
+	record_begin(job->kind < NR_REPORT_KINDS ? report_record_kind[job->kind] : REPORT_NOTICE_RECORD_KIND, job->title,
+		     seq);
 	if (job->site)
 		record_site(job->site, 1);
 	size_t width = strlen(job->title);
 	report_printf("\n");
 	report_rule('=', width);
 	report_printf("%s\n", job->title);
-	report_printf("lockdep-rcu %s, pid %d\n", LOCKDEP_RCU_VERSION, (int)report_pid());
+	if (seq)
+		report_printf("lockdep-rcu %s, pid %d, report %lu\n", LOCKDEP_RCU_VERSION, (int)report_pid(), seq);
+	else
+		report_printf("lockdep-rcu %s, pid %d\n", LOCKDEP_RCU_VERSION, (int)report_pid());
 	report_rule('-', width);
 	size_t header = report_len;
 	job->body(job->ts, job->arg);
@@ -524,8 +535,10 @@ void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t
 	if (job.suppressed) {
 		__atomic_fetch_add(&suppressed_count, 1, __ATOMIC_RELAXED);
 	} else {
-		if (kind < NR_REPORT_KINDS)
+		if (kind < NR_REPORT_KINDS) {
 			__atomic_fetch_add(&report_counts[kind], 1, __ATOMIC_RELAXED);
+			reports_written++;
+		}
 		log_output_write(report_buf, report_len);
 		if (kind < NR_REPORT_KINDS)
 			log_output_write_record(job.record, job.record_len);
@@ -644,6 +657,7 @@ void report_fork_child(struct thread_state *self)
 		report_counts[k] = 0;
 	suppressed_count = 0;
 	dropped_count = 0;
+	reports_written = 0;
 	tracer_lock_fork_child(&sites_lock, sites_lock_taken_for_fork, self);
 	/* A report this thread was writing when a signal handler forked goes
 	 * on in the child too. */

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "report/report_record.h"
+#include "base/record_schema.h"
 #include "runtime/sandbox.h"
 #include "symbolize/symbolize.h"
 #include "runtime/thread_state.h"
@@ -116,22 +117,22 @@ static void put_frame(uintptr_t pc, int return_address, int hashed)
 	size_t have_function = return_address ? symbolize_function(pc, function, sizeof(function)) : 0;
 	uintptr_t start = return_address ? symbolize_function_start(pc) : 0;
 	int have_source = symbolize_source(lookup, file, sizeof(file), &line);
-	put("{\"pc\":\"0x%lx\"", (unsigned long)pc);
+	put("{" RECORD_KEY(RECORD_FRAME_PC) "\"0x%lx\"", (unsigned long)pc);
 	if (have_module) {
-		put(",\"module\":");
+		put("," RECORD_KEY(RECORD_FRAME_MODULE));
 		put_string(module, strlen(module));
-		put(",\"offset\":\"0x%lx\"", (unsigned long)offset);
+		put("," RECORD_KEY(RECORD_FRAME_OFFSET) "\"0x%lx\"", (unsigned long)offset);
 	}
 	if (have_function) {
-		put(",\"function\":");
+		put("," RECORD_KEY(RECORD_FRAME_FUNCTION));
 		put_string(function, strlen(function));
 		if (start && start <= pc)
-			put(",\"function_offset\":\"0x%lx\"", (unsigned long)(pc - start));
+			put("," RECORD_KEY(RECORD_FRAME_FUNCTION_OFFSET) "\"0x%lx\"", (unsigned long)(pc - start));
 	}
 	if (have_source) {
-		put(",\"file\":");
+		put("," RECORD_KEY(RECORD_FRAME_FILE));
 		put_string(file, strlen(file));
-		put(",\"line\":%d", line);
+		put("," RECORD_KEY(RECORD_FRAME_LINE) "%d", line);
 	}
 	put("}");
 	if (!hashed)
@@ -151,7 +152,7 @@ static void put_frame(uintptr_t pc, int return_address, int hashed)
 	}
 }
 
-void record_begin(const char *kind, const char *title)
+void record_begin(const char *kind, const char *title, unsigned long seq)
 {
 	header.len = locks.len = frames.len = 0;
 	header.items = locks.items = frames.items = 0;
@@ -166,14 +167,17 @@ void record_begin(const char *kind, const char *title)
 	struct timespec now = { 0, 0 };
 	if (clock_usable())   /* a strict sandbox has no clock: no "time" */
 		clock_gettime(CLOCK_REALTIME, &now);
-	put("{\"v\":1,\"kind\":");
+	put("{" RECORD_KEY(RECORD_V) "%d," RECORD_KEY(RECORD_KIND), RECORD_SCHEMA_VERSION);
 	put_string(kind, strlen(kind));
-	put(",\"title\":");
+	put("," RECORD_KEY(RECORD_TITLE));
 	put_string(title, strlen(title));
-	put(",\"pid\":%d,\"tid\":%d,\"comm\":", (int)report_pid(), (int)report_tid(thread_state()));
+	if (seq)
+		put("," RECORD_KEY(RECORD_SEQ) "%lu", seq);
+	put("," RECORD_KEY(RECORD_PID) "%d," RECORD_KEY(RECORD_TID) "%d," RECORD_KEY(RECORD_COMM), (int)report_pid(),
+	    (int)report_tid(thread_state()));
 	put_string(comm, strlen(comm));
 	if (now.tv_sec)
-		put(",\"time\":%ld.%03ld", (long)now.tv_sec, now.tv_nsec / 1000000);
+		put("," RECORD_KEY(RECORD_TIME) "%ld.%03ld", (long)now.tv_sec, now.tv_nsec / 1000000);
 }
 
 void record_message(const char *text, size_t len)
@@ -181,7 +185,7 @@ void record_message(const char *text, size_t len)
 	if (have_message)
 		return;
 	have_message = 1;
-	put(",\"message\":");
+	put("," RECORD_KEY(RECORD_MESSAGE));
 	put_string(text, len);
 }
 
@@ -191,7 +195,7 @@ void record_site(uintptr_t pc, int return_address)
 		return;
 	have_site = 1;
 	begin_item(&header);
-	put(",\"site\":");
+	put("," RECORD_KEY(RECORD_SITE));
 	put_frame(pc, return_address, 1);
 	end_item();
 }
@@ -202,9 +206,9 @@ void record_site_source(const char *file, int line)
 		return;
 	have_site = 1;
 	begin_item(&header);
-	put(",\"site\":{\"file\":");
+	put("," RECORD_KEY(RECORD_SITE) "{" RECORD_KEY(RECORD_FRAME_FILE));
 	put_string(file, strlen(file));
-	put(",\"line\":%d}", line);
+	put("," RECORD_KEY(RECORD_FRAME_LINE) "%d}", line);
 	end_item();
 	char where[600];
 	snprintf(where, sizeof(where), "%s:%d", file, line);
@@ -221,13 +225,13 @@ void record_frame(uintptr_t pc)
 void record_lock(const char *role, const void *address, const char *name, const char *kind, uintptr_t acquired_at)
 {
 	begin_item(&locks);
-	put("{\"role\":");
+	put("{" RECORD_KEY(RECORD_LOCK_ROLE));
 	put_string(role, strlen(role));
 	if (address)
-		put(",\"address\":\"0x%lx\"", (unsigned long)(uintptr_t)address);
-	put(",\"name\":");
+		put("," RECORD_KEY(RECORD_LOCK_ADDRESS) "\"0x%lx\"", (unsigned long)(uintptr_t)address);
+	put("," RECORD_KEY(RECORD_LOCK_NAME));
 	put_string(name, strlen(name));
-	put(",\"kind\":");
+	put("," RECORD_KEY(RECORD_LOCK_KIND));
 	put_string(kind, strlen(kind));
 	/* The locks a report is about are part of the bug (a thread ending
 	 * with locks held is grouped by where each was taken); the locks that
@@ -241,7 +245,7 @@ void record_lock(const char *role, const void *address, const char *name, const 
 		hash_target = &innermost_leak;
 	}
 	if (acquired_at) {
-		put(",\"acquired_at\":");
+		put("," RECORD_KEY(RECORD_LOCK_ACQUIRED_AT));
 		put_frame(acquired_at, 1, identity);
 	}
 	put("}");
@@ -268,12 +272,12 @@ const char *record_end(size_t *len)
 	}
 	record_len = (size_t)snprintf(record, sizeof(record), "%.*s", (int)header.len, header.text);
 	if (locks.items)
-		record_len += (size_t)snprintf(record + record_len, sizeof(record) - record_len, ",\"locks\":[%.*s]",
+		record_len += (size_t)snprintf(record + record_len, sizeof(record) - record_len, "," RECORD_KEY(RECORD_LOCKS) "[%.*s]",
 					       (int)locks.len, locks.text);
 	if (frames.items)
-		record_len += (size_t)snprintf(record + record_len, sizeof(record) - record_len, ",\"frames\":[%.*s]",
+		record_len += (size_t)snprintf(record + record_len, sizeof(record) - record_len, "," RECORD_KEY(RECORD_FRAMES) "[%.*s]",
 					       (int)frames.len, frames.text);
-	record_len += (size_t)snprintf(record + record_len, sizeof(record) - record_len, ",\"bug\":\"%016llx\"}\n",
+	record_len += (size_t)snprintf(record + record_len, sizeof(record) - record_len, "," RECORD_KEY(RECORD_BUG) "\"%016llx\"}\n",
 				       (unsigned long long)bug_hash);
 	*len = record_len;
 	return record;
@@ -289,7 +293,7 @@ void record_frame_text(uintptr_t pc, char *buf, size_t size)
 	end_item();
 	snprintf(buf, size, "%.*s", cut ? 0 : (int)scratch.len, scratch.text);
 	if (cut || !buf[0])
-		snprintf(buf, size, "{\"pc\":\"0x%lx\"}", (unsigned long)pc);
+		snprintf(buf, size, "{" RECORD_KEY(RECORD_FRAME_PC) "\"0x%lx\"}", (unsigned long)pc);
 }
 
 void record_json_escape(const char *s, char *buf, size_t size, size_t *len)

@@ -5,6 +5,9 @@
  * last line without its closing brace and newline, which readers skip.
  *
  *   {"v":1,"kind":"circular_dependency","title":"WARNING: ...",
+ *    "seq":3,                           the report's number in its process,
+ *                                       as its header line prints it
+ *                                       ("lockdep-rcu 0.1, pid 123, report 3")
  *    "pid":123,"tid":124,"comm":"prog","time":1733240000.123 (absent in a
  *    strict seccomp sandbox, which has no clock),
  *    "message":"first line after the header",
@@ -38,6 +41,8 @@
  *   (module, function, file and line absent when not known; offset is the
  *    ELF file address, what `addr2line -e module offset` takes.)
  *
+ * The field names are base/record_schema.h's, shared with the command line.
+ *
  * The record is built while the report body runs (under the report lock,
  * on the tracer's stack), from the same calls that print it. */
 #ifndef LOCKDEP_RCU_REPORT_RECORD_H
@@ -48,7 +53,8 @@
 
 #define RECORD_BUFFER_SIZE (64 * 1024)
 
-void record_begin(const char *kind, const char *title);
+/* seq: the report's number in its process, 0 for none. */
+void record_begin(const char *kind, const char *title, unsigned long seq);
 /* The first line of the report's text after its header. */
 void record_message(const char *text, size_t len);
 void record_site(uintptr_t pc, int return_address);
