@@ -19,6 +19,7 @@
 	X(symbolize, INT, 1, "name functions and file:line in backtraces (ELF/DWARF)") \
 	X(inline_read_side, INT, 1, "do liburcu's memb, mb and signal read sides in the wrappers as liburcu's inline headers do (0: call liburcu's exported functions)") \
 	X(fast_unwind, INT, 1, "unwind stacks with the tracer's cached .eh_frame rules (0: libgcc's unwinder for every frame)") \
+	X(fast_paths, INT, 1, "answer repeated acquisitions from each thread's acquisition cache and a mutex taken on one other from its own path (0: every acquisition with a lock held goes the general checked way; the same reports, slower)") \
 	X(class_cache, INT, 1, "keep each pthread mutex's class in the mutex's robust-list bytes, which glibc leaves unused for other mutexes (0: look it up in the tracer's map every time)") \
 	X(strict_registration, INT, 0, "report every read side of an unregistered thread at once, also before it registers or after it unregisters") \
 	X(suppressions, STR, "", "suppressions file: kind:pattern rules; matching reports are only counted") \

@@ -5,12 +5,14 @@
 #include "runtime/tracer_stack.h"
 
 int lock_slow_paths, lock_slow_hooks;
+int lock_fast_paths = 1;
 
 void lock_tracking_setup(void)
 {
 	__atomic_store_n(&lock_slow_paths, hung_task_checks | lock_stat_enabled, __ATOMIC_RELAXED);
 	__atomic_store_n(&lock_slow_hooks, (tracer_options.perturb != 0) | lock_stat_enabled, __ATOMIC_RELAXED);
 	acquire_unusual_globals_set(UNUSUAL_SLOW_HOOKS, lock_slow_hooks);
+	__atomic_store_n(&lock_fast_paths, tracer_options.fast_paths != 0, __ATOMIC_RELAXED);
 }
 
 

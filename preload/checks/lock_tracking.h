@@ -163,8 +163,17 @@ static inline __attribute__((always_inline)) int acquire_cache_hit(struct thread
 /* Remembers a validated acquisition (nothing reported) under the key and
  * epoch of its probe. The check word goes last, so an entry is whole or
  * matches nothing (a signal handler may run any of this in between). */
+/* fast_paths=1 (the default): acquisitions validated before are answered
+ * by the acquisition cache, and a mutex taken on one other by
+ * mutex_lock_on_one(). 0: neither, every acquisition with something held
+ * goes through lock_before_blocking_slow(): the general path the fast ones
+ * must agree with (the differential test compares the two). */
+extern int lock_fast_paths;
+
 static inline void acquire_cache_fill(struct thread_state *ts, uint64_t key, uint32_t epoch, uint32_t class_id)
 {
+	if (unlikely(!lock_fast_paths))
+		return;   /* an empty cache answers nothing */
 	struct acquire_cache_entry *e = acquire_cache_slot(ts, key);
 	uint64_t value = (uint64_t)epoch << 32 | class_id;
 	__atomic_store_n(&e->check, 0, __ATOMIC_RELAXED);
@@ -205,19 +214,62 @@ uint32_t lock_before_blocking_slow(struct thread_state *ts, const void *lock, en
 				   uintptr_t ip, int relock_blocks, unsigned implicit,
 				   uint64_t cache_key, uint32_t epoch);
 
-/* Whether a blocking acquisition has anything to check before the real
- * call: the thread holds something (or is in a read side no wrapper saw),
- * a nesting annotation waits, another thread released one of its locks,
- * or perturb or lock_stat is on. Most acquisitions of most programs hold
- * nothing: they pay these loads and lock_acquired_first(). */
+/* Whether this thread is inside a read side no wrapper saw. */
 int implicit_readers_out_of_line(const struct thread_state *ts);
 
+/* ---- what makes an acquisition unusual: one definition ---------------------
+ * Everything below that takes an acquisition off its common path is
+ * spelled with these. Bitwise, not logical: the fast paths test them
+ * together without branches. */
+
+/* Work this thread must do at its next acquisition, whatever the
+ * acquisition cache says: a nesting annotation to apply, a release another
+ * thread made of one of its locks to apply. */
+static inline __attribute__((always_inline)) unsigned acquire_pending(const struct thread_state *ts)
+{
+	return ts->next_subclass | (unsigned)ts->foreign_pending;
+}
+
+/* The same, or program-wide hooks at every acquisition: perturb's delays,
+ * lock_stat's counting. */
+static inline __attribute__((always_inline)) unsigned acquire_has_work(const struct thread_state *ts)
+{
+	return acquire_pending(ts) | (unsigned)lock_slow_hooks;
+}
+
+/* Read sides no wrapper sees may be open in this thread: liburcu's
+ * inline read sides are in use, or the thread is an online QSBR reader. */
+static inline __attribute__((always_inline)) unsigned unseen_readers_possible(const struct thread_state *ts)
+{
+	return urcu_readable_flavors | (unsigned)(ts->registered[FLAVOR_qsbr] == 1);
+}
+
+/* Unusual for more than a signal handler installed. */
+static inline __attribute__((always_inline)) int acquire_unusual_beyond_signals(const struct thread_state *ts)
+{
+	return (acquire_has_work(ts) | unseen_readers_possible(ts)) != 0;
+}
+
+/* Unusual: the above, or a signal handler installed. The same test as
+ * acquire_unusual_beyond_signals() || signal_usage_tracked, with the
+ * program-wide flags read as one word (acquire_unusual_globals, whose
+ * bits mirror lock_slow_hooks, urcu_readable_flavors and
+ * signal_usage_tracked). */
+static inline __attribute__((always_inline)) int acquire_unusual(const struct thread_state *ts)
+{
+	return (acquire_pending(ts) | __atomic_load_n(&acquire_unusual_globals, __ATOMIC_RELAXED) |
+		(unsigned)(ts->registered[FLAVOR_qsbr] == 1)) != 0;
+}
+
+/* Whether a blocking acquisition has anything to check before the real
+ * call: the thread holds something (or is in a read side no wrapper saw),
+ * it has work pending, perturb or lock_stat is on, or a signal handler is
+ * installed. Most acquisitions of most programs hold nothing: they pay
+ * these loads and lock_acquired_first(). */
 static inline __attribute__((always_inline)) int acquire_checks_needed(const struct thread_state *ts)
 {
-	return (ts->nr_locks | ts->nr_readers | ts->next_subclass | (unsigned)ts->foreign_pending |
-		(unsigned)lock_slow_hooks | (unsigned)signal_usage_tracked) != 0 ||
-	       (unlikely(urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1)) &&
-		implicit_readers_out_of_line(ts));
+	return (ts->nr_locks | ts->nr_readers | acquire_has_work(ts) | (unsigned)signal_usage_tracked) != 0 ||
+	       (unlikely(unseen_readers_possible(ts)) && implicit_readers_out_of_line(ts));
 }
 
 /* A probe of the acquisition cache that missed, for the checked path to
@@ -229,23 +281,6 @@ struct acquire_miss {
 	uint32_t epoch;
 	uint32_t usual;
 };
-
-/* Anything that takes an acquisition off the common paths: a nesting
- * annotation, a foreign release to apply, perturb or lock_stat, read sides
- * no wrapper sees (liburcu loaded, an online QSBR thread), a signal
- * handler installed. */
-static inline __attribute__((always_inline)) int acquire_unusual(const struct thread_state *ts)
-{
-	return (ts->next_subclass | (unsigned)ts->foreign_pending |
-		__atomic_load_n(&acquire_unusual_globals, __ATOMIC_RELAXED) | (ts->registered[FLAVOR_qsbr] == 1)) != 0;
-}
-
-/* Unusual for more than a signal handler installed. */
-static inline __attribute__((always_inline)) int acquire_unusual_beyond_signals(const struct thread_state *ts)
-{
-	return (ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
-		urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1)) != 0;
-}
 
 /* ACQUIRE_FAST()'s unusual cases, out of its common path. */
 
@@ -265,8 +300,9 @@ static inline __attribute__((always_inline)) int acquire_fast_signals(struct thr
 }
 
 /* Anything else unusual. A nesting annotation, a pending foreign release,
- * perturb or lock_stat: holding nothing the checks may be skipped, else
- * they run. liburcu loaded (read sides no wrapper sees), with or without a
+ * perturb or lock_stat: the checked path runs, held locks or not (it
+ * applies the annotation or the release, and counts for lock_stat, which
+ * lock_acquired_first() does not). liburcu loaded (read sides no wrapper sees), with or without a
  * handler: the cache answers with the read sides it cannot see in its key
  * (and the signal context), except inside an inlined read side (whose
  * checks run at every acquisition). Returns 1 when the acquisition may skip
@@ -276,10 +312,8 @@ static __attribute__((noinline, unused)) int acquire_fast_unusual(struct thread_
 								    unsigned how, uint32_t *class_id,
 								    struct acquire_miss *miss)
 {
-	if (ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks)
-		return !(ts->nr_locks | ts->nr_readers) && !implicit_readers_out_of_line(ts) &&
-		       !(ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks |
-			 (unsigned)signal_usage_tracked);
+	if (acquire_has_work(ts))
+		return 0;
 	uint64_t deliverable = 0;
 	if (signal_usage_tracked && !signal_context_cacheable(&deliverable))
 		return 0;
@@ -362,15 +396,14 @@ static inline __attribute__((always_inline)) uint32_t lock_before_blocking(struc
 									   uintptr_t ip, int relock_blocks)
 {
 	perturb_point(ts);
-	unsigned implicit = unlikely(urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1))
-		? implicit_readers(ts) : 0;
+	unsigned implicit = unlikely(unseen_readers_possible(ts)) ? implicit_readers(ts) : 0;
 	/* signal_usage_tracked: the program installed a signal handler; every
 	 * blocking acquisition records its signal usage (nothing held too),
 	 * from the cache only in a known signal context, which is part of the
 	 * key (signal_context_cacheable()). */
 	uint64_t deliverable = 0;
 	if (unlikely(!(ts->nr_locks | ts->nr_readers | implicit | (unsigned)signal_usage_tracked) ||
-		     (ts->next_subclass | ts->foreign_pending) ||
+		     acquire_pending(ts) ||
 		     (signal_usage_tracked && !signal_context_cacheable(&deliverable))))
 		return lock_before_blocking_slow(ts, lock, kind, ip, relock_blocks, implicit, 0, 0);
 	uint32_t class_id, epoch;
@@ -391,8 +424,7 @@ static inline __attribute__((always_inline)) uint32_t lock_before_blocking_after
 {
 	/* ACQUIRE_FAST() probed the cache for this acquisition and missed,
 	 * with nothing unusual going on: straight to the checks. */
-	if (miss->key && !(ts->next_subclass | ts->foreign_pending | lock_slow_hooks |
-			   urcu_readable_flavors | (ts->registered[FLAVOR_qsbr] == 1)))
+	if (miss->key && !acquire_unusual_beyond_signals(ts))
 		return lock_before_blocking_slow(ts, lock, kind, ip, relock_blocks, 0, miss->key, miss->epoch);
 	return lock_before_blocking(ts, lock, kind, ip, relock_blocks);
 }

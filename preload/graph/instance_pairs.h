@@ -59,11 +59,15 @@ static inline uint64_t instance_pair_order_key(const void *first, uint32_t gen_f
 
 /* The line a pair of instances is recorded in, from their addresses alone
  * (both orders alike): known as soon as the new lock is, so it can be
- * prefetched before the generations are read from the locks' memory. */
+ * prefetched before the generations are read from the locks' memory.
+ * Each address is hashed before the two are combined: combined raw (a ^ b),
+ * the locks of one array share line after line (pool[0]^pool[1] ==
+ * pool[2]^pool[3]), and with two sets to a line, a program with seven locks
+ * lost the first order of a pair to another pair's and missed its inversion. */
 static inline struct instance_pair_slot *instance_pair_bucket(const void *a, const void *b)
 {
-	uint64_t x = (uint64_t)(uintptr_t)a ^ (uint64_t)(uintptr_t)b;
-	return instance_pair_table[(x * 0x9E3779B97F4A7C15ull) >> (64 - INSTANCE_PAIR_BUCKET_BITS)];
+	uint64_t x = ((uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(uintptr_t)b * 0x9E3779B97F4A7C15ull);
+	return instance_pair_table[(x ^ x >> 29) & (INSTANCE_PAIR_BUCKETS - 1)];
 }
 
 /* Where an order took its second lock: the lock call's caller (pair_frames

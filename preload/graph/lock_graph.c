@@ -158,10 +158,15 @@ static struct search_state search[MAX_LOCK_CLASSES][2];
 static uint32_t search_stamp;
 static uint32_t search_queue[2 * MAX_LOCK_CLASSES];
 
-/* Is there a strong path from `start` (reached by a read iff start_read) to
- * `target`, ending at target in a state compatible with target being held
- * for read (target_held_read)? Returns the final state + 1, or 0. */
-static int find_strong_path(uint32_t start, int start_read, uint32_t target, int target_held_read)
+/* The one breadth-first search over those states, from `start` (reached
+ * by a read iff start_read): the first state, in breadth-first order, for
+ * which match() says yes, the start included. Returns its class (0: none)
+ * and whether it was reached by a read in *found_read; path_to() then
+ * walks back its parents. Breadth first, so the path is a shortest one.
+ * Always inlined: each caller's match() inlines into its copy. */
+static inline __attribute__((always_inline)) uint32_t
+strong_search(uint32_t start, int start_read, int (*match)(uint32_t class_id, int reached_by_read, void *arg),
+	      void *arg, int *found_read)
 {
 	if (++search_stamp == 0) {
 		memset(search, 0, sizeof(search));
@@ -175,8 +180,10 @@ static int find_strong_path(uint32_t start, int start_read, uint32_t target, int
 		uint32_t node = search_queue[head] >> 1;
 		int reached_by_read = search_queue[head] & 1;
 		head++;
-		if (node == target && !(reached_by_read && target_held_read))
-			return reached_by_read + 1;
+		if (match(node, reached_by_read, arg)) {
+			*found_read = reached_by_read;
+			return node;
+		}
 		for (uint32_t e = lock_classes[node].first_dependency; e; e = dependencies[e].next_out) {
 			const struct lock_dependency *d = &dependencies[e];
 			for (int bit = 0; bit < 4; bit++) {
@@ -185,19 +192,42 @@ static int find_strong_path(uint32_t start, int start_read, uint32_t target, int
 				int held_read = bit >> 1, acquired_read = bit & 1;
 				if (reached_by_read && held_read)
 					continue;   /* read-read at `node`: no wait there */
-				struct search_state *s = &search[d->to][acquired_read];
-				if (s->stamp == search_stamp || lock_classes[d->to].dead)
+				struct search_state *st = &search[d->to][acquired_read];
+				if (st->stamp == search_stamp || lock_classes[d->to].dead)
 					continue;
-				s->stamp = search_stamp;
-				s->parent_edge = e;
-				s->parent_read = (uint8_t)reached_by_read;
-				s->parent_bit = (uint8_t)bit;
+				st->stamp = search_stamp;
+				st->parent_edge = e;
+				st->parent_read = (uint8_t)reached_by_read;
+				st->parent_bit = (uint8_t)bit;
 				if (tail < sizeof(search_queue) / sizeof(search_queue[0]))
 					search_queue[tail++] = d->to << 1 | (uint32_t)acquired_read;
 			}
 		}
 	}
 	return 0;
+}
+
+struct target_state {
+	uint32_t target;
+	int target_held_read;
+};
+
+/* The target, in a state that waits for it being held as it is: a read
+ * acquisition does not wait for a recursive read holder. */
+static int is_target(uint32_t class_id, int reached_by_read, void *arg)
+{
+	const struct target_state *t = arg;
+	return class_id == t->target && !(reached_by_read && t->target_held_read);
+}
+
+/* Is there a strong path from `start` (reached by a read iff start_read) to
+ * `target`, ending at target in a state compatible with target being held
+ * for read (target_held_read)? Returns the final state + 1, or 0. */
+static int find_strong_path(uint32_t start, int start_read, uint32_t target, int target_held_read)
+{
+	struct target_state t = { target, target_held_read };
+	int found_read;
+	return strong_search(start, start_read, is_target, &t, &found_read) ? found_read + 1 : 0;
 }
 
 /* The path found, as edges from start to target, with the type bit used. */
@@ -228,7 +258,20 @@ static size_t path_to(uint32_t target, int final_read, struct path_step *path)
 }
 
 /* The kernel's find_usage_forwards(), over the same states as
- * find_strong_path(): breadth first, so the path found is a shortest one. */
+ * find_strong_path(): the first class past `from` that the caller's
+ * match() accepts. */
+struct other_match {
+	uint32_t from;
+	int (*match)(uint32_t class_id, int taken_for_read, void *arg);
+	void *arg;
+};
+
+static int matches_other(uint32_t class_id, int reached_by_read, void *arg)
+{
+	const struct other_match *m = arg;
+	return class_id != m->from && m->match(class_id, reached_by_read, m->arg);
+}
+
 uint32_t lock_graph_find_forwards(struct thread_state *ts, uint32_t from, int from_read,
 				  int (*match)(uint32_t class_id, int taken_for_read, void *arg), void *arg,
 				  struct dependency_step *path, size_t *path_len)
@@ -236,44 +279,9 @@ uint32_t lock_graph_find_forwards(struct thread_state *ts, uint32_t from, int fr
 	*path_len = 0;
 	if (!from || !tracer_lock_acquire(&graph, ts))
 		return 0;
-	if (++search_stamp == 0) {
-		memset(search, 0, sizeof(search));
-		search_stamp = 1;
-	}
-	uint32_t head = 0, tail = 0, found = 0;
+	struct other_match m = { from, match, arg };
 	int found_read = 0;
-	search[from][from_read].stamp = search_stamp;
-	search[from][from_read].parent_edge = 0;
-	search_queue[tail++] = from << 1 | (uint32_t)from_read;
-	while (head < tail && !found) {
-		uint32_t node = search_queue[head] >> 1;
-		int reached_by_read = search_queue[head] & 1;
-		head++;
-		if (node != from && match(node, reached_by_read, arg)) {
-			found = node;
-			found_read = reached_by_read;
-			break;
-		}
-		for (uint32_t e = lock_classes[node].first_dependency; e; e = dependencies[e].next_out) {
-			const struct lock_dependency *d = &dependencies[e];
-			for (int bit = 0; bit < 4; bit++) {
-				if (!(d->types & (1u << bit)))
-					continue;
-				int held_read = bit >> 1, acquired_read = bit & 1;
-				if (reached_by_read && held_read)
-					continue;   /* read-read at `node`: no wait there */
-				struct search_state *st = &search[d->to][acquired_read];
-				if (st->stamp == search_stamp || lock_classes[d->to].dead)
-					continue;
-				st->stamp = search_stamp;
-				st->parent_edge = e;
-				st->parent_read = (uint8_t)reached_by_read;
-				st->parent_bit = (uint8_t)bit;
-				if (tail < sizeof(search_queue) / sizeof(search_queue[0]))
-					search_queue[tail++] = d->to << 1 | (uint32_t)acquired_read;
-			}
-		}
-	}
+	uint32_t found = strong_search(from, from_read, matches_other, &m, &found_read);
 	if (found) {
 		struct path_step steps[MAX_PATH];
 		size_t n = path_to(found, found_read, steps);
@@ -726,6 +734,19 @@ void lock_graph_check_watched(struct thread_state *ts, const void *lock, uint32_
 	tracer_leave(ts);
 }
 
+/* Class pairs just watched: the threads' acquisition caches drop what they
+ * validated before, which answered without the instance check (it skips
+ * lock_graph_check_watched()); each acquisition of a watched pair is
+ * checked, and its instance order recorded, before the cache may answer
+ * it again. Else an order cached before the watching, taken again, was
+ * never recorded, and its inverse went unreported (the differential test
+ * lock_order/fast_paths_report_what_the_general_path_reports). Outside
+ * the graph lock: the epoch has a lock of its own. */
+static void watching_started(void)
+{
+	lock_instance_epoch_advance();
+}
+
 /* The nesting decided: (S, G) watched, and each pair held G -> new S
  * checked and recorded like any watched pair (an inverse recorded before,
  * once the pair was watched, is reported here; one taken before any
@@ -745,6 +766,7 @@ static void watch_nesting(struct thread_state *ts, const void *lock, uint32_t cl
 		lock_graph_check_instance_pair(ts, g, lock_instance_generation(g->lock), lock, gen_new, class_id, ip,
 					       sink);
 	}
+	watching_started();
 }
 
 uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t class_id,
@@ -830,8 +852,10 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 	tracer_lock_release(&graph);
 	/* A cycle judged by instances: this acquisition's own pairs now (the
 	 * watching starts with it). */
-	if (watched)
+	if (watched) {
+		watching_started();
 		lock_graph_check_watched(ts, lock, class_id, 0, ip, sink);
+	}
 
 	/* Every cycle this acquisition closes is a deadlock of its own. Its
 	 * site is the program's call (liburcu's lock-free hash table takes

@@ -175,10 +175,9 @@ static __attribute__((noinline)) int mutex_lock_on_one(pthread_mutex_t *m, uintp
 	 * (they would be in the chain), and a signal handler installed (the
 	 * usage is recorded below); anything else is not. */
 	if (unlikely(!miss.usual) &&
-	    ((ts->next_subclass | (unsigned)ts->foreign_pending | (unsigned)lock_slow_hooks) != 0 ||
-	     implicit_readers(ts)))
+	    (acquire_has_work(ts) || implicit_readers(ts)))
 		return mutex_lock_checked(m, ip, miss);
-	if (unlikely(!mutex_try_first(m) || !lock_graph_enabled || h->kind != HELD_MUTEX || h->lock == m ||
+	if (unlikely(!lock_fast_paths || !mutex_try_first(m) || !lock_graph_enabled || h->kind != HELD_MUTEX || h->lock == m ||
 		     !mutex_relock_would_block(m) || lock_graph_watching))
 		return mutex_lock_checked(m, ip, miss);
 	/* Class 0: a lock not followed (made on its maker's stack), nothing
