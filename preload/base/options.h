@@ -31,6 +31,7 @@
 	X(hung_task_timeout, INT, 120, "seconds a lock acquisition may block before the hung-task report; 0: off") \
 	X(lock_stat, INT, 0, "lock statistics per class (the kernel's /proc/lock_stat table), printed at exit") \
 	X(graph_path, STR, "", "write the lock dependency graph (Graphviz DOT) to this file at exit; %p becomes the pid") \
+	X(self_check_fault, INT, 0, "for the tracer's own tests: the Nth new lock dependency fails the graph's internal check, as a corrupted graph would, which turns the checks off (0: never)") \
 	X(help, INT, 0, "print the options and their values at startup")
 
 /* The most frames pair_frames may ask for (the instance pairs' stack). */

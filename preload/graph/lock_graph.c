@@ -16,6 +16,7 @@
 #include "base/key_set.h"
 #include "rcu/urcu_calls.h"
 #include "runtime/log_output.h"
+#include "runtime/self_check.h"
 
 int lock_graph_enabled = 1;
 void (*lock_graph_new_dependency_hook)(struct thread_state *ts, const void *lock, uint32_t class_id, uintptr_t ip);
@@ -101,6 +102,9 @@ static struct lock_dependency *find_dependency(uint32_t from, uint32_t to)
 static struct lock_dependency *add_dependency(uint32_t from, uint32_t to, const struct held_lock *held,
 					      uint32_t stack, int by_urcu_worker, uint32_t gate)
 {
+	uint32_t nr_classes = lock_classes_count();
+	if (TRACER_WARN_ON(!from || !to || from >= nr_classes || to >= nr_classes || self_check_fault()))
+		return NULL;
 	if (nr_dependencies >= MAX_LOCKDEP_EDGES) {
 		log_output_limit_once("MAX_LOCKDEP_EDGES too low!",
 				  "dependency table full: new lock orders are not validated any more");
@@ -773,6 +777,8 @@ uint32_t lock_graph_validate(struct thread_state *ts, const void *lock, uint32_t
 			     enum acquire_op op, uintptr_t ip, uint64_t chain_key,
 			     const struct lock_graph_sink *sink)
 {
+	if (!tracer_checking() || TRACER_WARN_ON(class_id >= lock_classes_count()))
+		return class_id;
 	tracer_enter(ts);
 	int nested = 0;
 	if (chain_is_validated(chain_key))

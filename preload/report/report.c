@@ -25,6 +25,7 @@
 #include "runtime/tracer_stack.h"
 #include "rcu/urcu_reader_state.h"
 #include "report/report_record.h"
+#include "runtime/self_check.h"
 
 static unsigned long report_counts[NR_REPORT_KINDS];
 /* The reports this process has written. Each report's header line and
@@ -135,6 +136,8 @@ static int site_taken(size_t i, const struct thread_state *ts)
 
 int report_site_once(enum report_kind kind, uintptr_t site)
 {
+	if (!tracer_checking())
+		return 0;   /* a self-check failed: no new report (self_check.h) */
 	uintptr_t key = site_key(kind, site);
 	struct thread_state *ts = thread_state();
 	/* Lock-free: a site reported before (the common case of a bug that
@@ -516,6 +519,10 @@ void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site,
 void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t site, uintptr_t once_key,
 		       const char *title, void (*body)(struct thread_state *, void *), void *arg)
 {
+	/* A self-check failed: no new report. One already claimed by
+	 * report_site_once() is written (its claim waits for it). */
+	if (!once_key && kind < NR_REPORT_KINDS && !tracer_checking())
+		return;
 	int saved_errno = errno;
 	int cancel = tracer_cancel_off();
 	tracer_enter(ts);

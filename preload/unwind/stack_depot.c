@@ -10,6 +10,7 @@
 #include "runtime/tracer_lock.h"
 #include "base/raw_syscall.h"
 #include "runtime/log_output.h"
+#include "runtime/self_check.h"
 
 struct stack_record {
 	uint32_t next;          /* offset of the next record in the bucket; 0 ends */
@@ -108,7 +109,7 @@ uint32_t stack_depot_save(const uintptr_t *frames, size_t n)
 		r->nr_frames = (uint32_t)n;
 		memcpy(r->frames, frames, n * sizeof(frames[0]));
 		id = used;
-		used += (uint32_t)((size + 15) & ~(size_t)15);
+		__atomic_store_n(&used, used + (uint32_t)((size + 15) & ~(size_t)15), __ATOMIC_RELAXED);
 		__atomic_store_n(bucket, id, __ATOMIC_RELEASE);
 	}
 	tracer_lock_release(&depot_lock);
@@ -120,7 +121,10 @@ uint32_t stack_depot_save(const uintptr_t *frames, size_t n)
 
 size_t stack_depot_fetch(uint32_t id, const uintptr_t **frames)
 {
-	if (!id || !region) {
+	/* An id is the offset of a record handed out, 16-byte aligned, below
+	 * what is used. */
+	if (!id || !region ||
+	    TRACER_WARN_ON(id % 16 || id >= __atomic_load_n(&used, __ATOMIC_ACQUIRE))) {
 		*frames = NULL;
 		return 0;
 	}

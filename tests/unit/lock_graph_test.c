@@ -33,6 +33,8 @@ uint32_t lock_class_for_key(uintptr_t key, enum class_key_kind kind, unsigned su
 	return nr_classes++;
 }
 
+uint32_t lock_classes_count(void) { return nr_classes; }
+
 void lock_class_name(uint32_t class_id, char *buf, size_t size)
 {
 	if (lock_classes[class_id].key_kind == CLASS_RCU_FLAVOR)

@@ -11,6 +11,7 @@
 #include "classes/lock_instances.h"
 #include "classes/orphaned_locks.h"
 #include "unwind/stack_depot.h"
+#include "runtime/self_check.h"
 
 /* The limit messages the structures print (report.c in the tracer). */
 static int limits_hit;
@@ -18,6 +19,18 @@ void log_output_limit_once(const char *title, const char *detail)
 {
 	(void)title, (void)detail;
 	limits_hit++;
+}
+
+/* What a failed self-check writes (log_output.c in the tracer). */
+static char written[1024];
+static int writes;
+void log_output_write(const char *buf, size_t len)
+{
+	writes++;
+	if (len >= sizeof(written))
+		len = sizeof(written) - 1;
+	memcpy(written, buf, len);
+	written[len] = 0;
 }
 
 /* ---- key sets ---------------------------------------------------------------- */
@@ -163,6 +176,29 @@ Test(stack_depot, stores_each_stack_once)
 		cr_assert_eq(stack_depot_fetch(id, &frames), 3u);
 		cr_assert_eq(frames[0], i);
 	}
+}
+
+/* A stack id the depot never handed out is the tracer's own bug: the
+ * self-check says so once, turns the checks off and answers no frames. */
+Test(stack_depot, an_id_never_handed_out_fails_the_self_check_once)
+{
+	uintptr_t a[2] = { 1, 2 };
+	uint32_t id = stack_depot_save(a, 2);
+	const uintptr_t *frames;
+	cr_assert_eq(stack_depot_fetch(id, &frames), 2u);
+	cr_expect(tracer_checking());
+	cr_expect_eq(writes, 0);
+
+	cr_expect_eq(stack_depot_fetch(id + 8, &frames), 0u, "a misaligned id");
+	cr_expect_null(frames);
+	cr_expect_not(tracer_checking(), "the checks are off");
+	cr_expect_eq(writes, 1);
+	cr_expect(strstr(written, "lockdep-rcu: BUG: self-check failed: ") && strstr(written, "stack_depot.c:"),
+		  "%s", written);
+
+	cr_expect_eq(stack_depot_fetch(1u << 30, &frames), 0u, "an id beyond the records");
+	cr_expect_eq(writes, 1, "printed once");
+	cr_expect_eq(stack_depot_fetch(id, &frames), 2u, "good ids still answer");
 }
 
 /* ---- class rules -------------------------------------------------------------------- */
