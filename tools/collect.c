@@ -131,24 +131,26 @@ static void add_splat(struct scan_ctx *x, struct splat *s)
 	x->c->splats++;
 }
 
-/* The record of a report's text: the next one of the same process and
- * title (records and texts are written in the same order, a process's
- * records one after the other even when processes share a log). */
+/* The record of a report's text: the one of the same process and number
+ * ("pid 123, report 3" in its header, "seq":3 in the record), the first
+ * not paired yet (a process that exec()s numbers its reports again under
+ * the same pid, in the same order as its records). A text without a number
+ * (a tracer before them) takes the next record of its process and title:
+ * records and texts are written in the same order. */
 static struct pending *record_of(struct scan_ctx *x, const char *text, size_t len)
 {
 	char *title;
 	int pid;
-	if (x->next_pending >= x->npending || splat_text_identity(text, len, &title, &pid))
+	unsigned long seq;
+	if (x->next_pending >= x->npending || splat_text_identity(text, len, &title, &pid, &seq))
 		return NULL;
 	struct pending *found = NULL;
 	for (size_t i = x->next_pending; i < x->npending && !found; i++) {
 		struct pending *p = &x->pending[i];
-		if (!p->done && p->s.pid == pid && !strcmp(p->s.title, title))
+		if (!p->done && p->s.pid == pid && (seq ? p->s.seq == seq : !strcmp(p->s.title, title)))
 			found = p;
 	}
 	free(title);
-	while (x->next_pending < x->npending && x->pending[x->next_pending].done)
-		x->next_pending++;
 	return found;
 }
 

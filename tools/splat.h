@@ -44,6 +44,8 @@ struct splat {
 	char *title;
 	char *kind;           /* a suppression kind (suppressions.h), or "unknown" */
 	int pid, tid;         /* 0 when not known */
+	unsigned long seq;    /* its number in its process ("report 3"), 0 when
+			       * not known (a tracer before the numbers) */
 	char *message;        /* the first line after the header: what happened */
 	struct frame site;    /* the call site the report is about */
 	int has_site;
@@ -78,9 +80,10 @@ int splat_is_report_kind(const char *kind);
  * log_scan_part(): for logs without records (captured stderr, a log copied
  * by hand). 0, or -1 when it is not a report. */
 int splat_parse(const char *text, size_t len, struct splat *s);
-/* The title and the pid of a report's text (its lines 2 and 3), cheaply:
- * what pairs a text with its record. 0, or -1 when they are not there. */
-int splat_text_identity(const char *text, size_t len, char **title, int *pid);
+/* The title, pid and number of a report's text (its lines 2 and 3),
+ * cheaply: what pairs a text with its record. 0, or -1 when they are not
+ * there. */
+int splat_text_identity(const char *text, size_t len, char **title, int *pid, unsigned long *seq);
 /* Takes text (a report of s read from the log) as s's text, and the text of
  * its Call Trace lines as its frames' texts. */
 void splat_attach_text(struct splat *s, const char *text, size_t len);

@@ -269,6 +269,16 @@ static void parse_site(struct splat *s, const struct lines *l)
 	}
 }
 
+/* "lockdep-rcu 0.1, pid 21321, report 3": the pid and the number (0 when
+ * the header has none). */
+static void header_identity(const char *header, int *pid, unsigned long *seq)
+{
+	const char *p = strstr(header, ", pid ");
+	*pid = p ? atoi(p + 6) : 0;
+	const char *r = p ? strstr(p, ", report ") : NULL;
+	*seq = r ? strtoul(r + 9, NULL, 10) : 0;
+}
+
 int splat_parse(const char *text, size_t len, struct splat *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -282,8 +292,7 @@ int splat_parse(const char *text, size_t len, struct splat *s)
 	s->title = xstrdup(l.v[1]);
 	s->kind = xstrdup(splat_kind_of_title(s->title));
 	s->message = xstrdup(l.n > 4 ? l.v[4] : "");
-	const char *pid = strstr(l.v[2], ", pid ");
-	s->pid = pid ? atoi(pid + 6) : 0;
+	header_identity(l.v[2], &s->pid, &s->seq);
 	size_t trace = trace_start(&l);
 	size_t body_end = trace ? trace : l.n;
 	for (size_t i = 4; i < body_end; i++) {
@@ -303,7 +312,7 @@ int splat_parse(const char *text, size_t len, struct splat *s)
 	return 0;
 }
 
-int splat_text_identity(const char *text, size_t len, char **title, int *pid)
+int splat_text_identity(const char *text, size_t len, char **title, int *pid, unsigned long *seq)
 {
 	const char *line1 = memchr(text, '\n', len);
 	const char *line2 = line1 ? memchr(line1 + 1, '\n', len - (size_t)(line1 + 1 - text)) : NULL;
@@ -311,8 +320,7 @@ int splat_text_identity(const char *text, size_t len, char **title, int *pid)
 	if (!line3)
 		return -1;
 	char *header = xstrndup(line2 + 1, (size_t)(line3 - line2 - 1));
-	const char *p = strstr(header, ", pid ");
-	*pid = p ? atoi(p + 6) : 0;
+	header_identity(header, pid, seq);
 	free(header);
 	*title = xstrndup(line1 + 1, (size_t)(line2 - line1 - 1));
 	return 0;
