@@ -104,12 +104,6 @@ static int render_svg(const char *dot, const char *out, const char *text, char *
 	return -1;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
 /* Writes the DOT where an SVG could not be made: OUT.svg -> OUT.dot. */
 static int fall_back_to_dot(const char *out, const char *text, const char *why)
 {

@@ -447,12 +447,6 @@ static int is_record(const char *name)
 	return !strcmp(base ? base + 1 : name, RUN_RECORD_NAME);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
 /* A records file is read with its log, not on its own: both name the
  * same reports. */
 static int collect_records_file(struct collection *c, const char *path, int explicit, const char **why)

@@ -1,5 +1,5 @@
 /* Reading one log file whole, in memory that does not grow with it: the
- * file is read a chunk at a time and scanned as it comes (logparse.h), so
+ * file is read a chunk at a time and scanned as it comes (text_log.h), so
  * a report is handled as soon as it has ended and only the text not
  * scanned yet is kept.
  *
@@ -11,7 +11,7 @@
 #ifndef LOCKDEP_RCU_LOGFILE_H
 #define LOCKDEP_RCU_LOGFILE_H
 
-#include "logparse.h"
+#include "text_log.h"
 
 /* Read at a time. */
 #define LOG_CHUNK_BYTES (1u << 20)

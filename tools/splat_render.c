@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "splat.h"
+#include "text_log.h"
 
 /* A frame printed as an address, and what to print instead. */
 struct substitution {
@@ -139,62 +139,16 @@ void splat_render(const struct splat *s, struct strbuf *out)
 	free(subs);
 }
 
-/* Line `index` of a rendered text, without its newline (a new string), or NULL. */
-static char *line_of(const char *text, size_t index)
-{
-	for (; index && text; index--) {
-		text = strchr(text, '\n');
-		if (text)
-			text++;
-	}
-	if (!text || !*text)
-		return NULL;
-	return xstrndup(text, strcspn(text, "\n"));
-}
-
-/* The innermost lock of a thread-end report, from its text: the last
- * " #N: ADDR (name){kind}, at: FRAME" line, "(name){kind} held, taken at FRAME". */
-static int innermost_lock(const char *rendered, struct strbuf *out)
-{
-	const char *last = NULL;
-	size_t locks = 0;
-	for (const char *p = rendered; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!strncmp(p, "stack backtrace:", 16))
-			break;
-		size_t n = strcspn(p, "\n");
-		const char *at = memmem(p, n, ", at: ", 6);
-		if (!strncmp(p, " #", 2) && at && memchr(p, '(', (size_t)(at - p))) {
-			last = p;
-			locks++;
-		}
-	}
-	if (!last)
-		return 0;
-	size_t n = strcspn(last, "\n");
-	const char *at = memmem(last, n, ", at: ", 6);
-	const char *open = memchr(last, '(', (size_t)(at - last));
-	sb_add(out, open, (size_t)(at - open));
-	sb_puts(out, " held, taken at ");
-	const char *frame = at + 6;
-	size_t flen = (size_t)(last + n - frame);
-	if (flen >= 10 && !strncmp(frame + flen - 10, " (trylock)", 10))
-		flen -= 10;
-	sb_add(out, frame, flen);
-	if (locks > 1)
-		sb_printf(out, " (the innermost of %zu locks held)", locks);
-	return 1;
-}
-
 void splat_summary_render(const struct splat *s, struct strbuf *out)
 {
 	struct strbuf rendered = { 0 };
 	splat_render(s, &rendered);
 	const char *text = rendered.s ? rendered.s : "";
-	if (!strcmp(s->kind, "locks_held_at_exit") && innermost_lock(text, out)) {
+	if (!strcmp(s->kind, "locks_held_at_exit") && splat_text_innermost_lock(text, out)) {
 		sb_free(&rendered);
 		return;
 	}
-	char *site = line_of(text, 4), *next = line_of(text, 5);
+	char *site = splat_text_line(text, 4), *next = splat_text_line(text, 5);
 	if (site) {
 		sb_puts(out, site);
 		/* "comm/tid is trying to acquire lock:" says what follows */

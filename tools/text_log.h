@@ -1,4 +1,9 @@
-/* Finding splats in a log: pure logic over a buffer, no I/O, no allocation.
+/* The tracer's text, read back: the one place the command parses what the
+ * tracer wrote for people. `report` reads a report's structure from its
+ * record (record.h); the text is read for what only it has (the report as
+ * printed, the tracer's own lines, SUMMARY lines) and, for a log without
+ * records (captured stderr, a log copied by hand), for the structure too.
+ * Pure logic over buffers, no I/O.
  *
  * A splat, as the tracer writes it (each one a single write(2)):
  *
@@ -16,10 +21,11 @@
  * A splat ends after its last frame line. One that ends (end of file, the
  * next splat, the SUMMARY line) before its "Call Trace:" line is counted as
  * truncated and not passed on: a process killed mid-report, or a log cut. */
-#ifndef LOCKDEP_RCU_LOGPARSE_H
-#define LOCKDEP_RCU_LOGPARSE_H
+#ifndef LOCKDEP_RCU_TEXT_LOG_H
+#define LOCKDEP_RCU_TEXT_LOG_H
 
 #include <stddef.h>
+#include "splat.h"
 
 struct log_callbacks {
 	/* A complete splat: from its '=' rule to the end of its last frame line
@@ -63,5 +69,32 @@ void text_sample_add(struct text_sample *s, const char *buf, size_t len);
 /* Non-zero when more than one byte in eight of the sample is odd: random
  * data, an executable, a core dump (even with text in them). */
 int text_sample_is_binary(const struct text_sample *s);
+
+/* ---- one report's text ------------------------------------------------------ */
+
+/* Reads the structure of a report from its text, as passed on by
+ * log_scan_part(): for logs without records (captured stderr, a log copied
+ * by hand). 0, or -1 when it is not a report. */
+int splat_parse(const char *text, size_t len, struct splat *s);
+/* The title, pid and number of a report's text (its lines 2 and 3),
+ * cheaply: what pairs a text with its record. 0, or -1 when they are not
+ * there. */
+int splat_text_identity(const char *text, size_t len, char **title, int *pid, unsigned long *seq);
+/* Takes text (a report of s read from the log) as s's text, and the text of
+ * its Call Trace lines as its frames' texts. */
+void splat_attach_text(struct splat *s, const char *text, size_t len);
+/* For a record whose report is missing from its log: a text made from it,
+ * in the tracer's layout. */
+void splat_make_text(struct splat *s);
+/* Parses one frame as printed (leading spaces skipped). Never fails:
+ * unknown forms keep only the text. */
+void frame_parse(const char *text, size_t len, struct frame *f);
+/* Line `index` of a report's text, without its newline (a new string), or
+ * NULL. */
+char *splat_text_line(const char *text, size_t index);
+/* The innermost lock of a thread-end report's text: "(name){kind} held,
+ * taken at FRAME", and how many locks it lists when more than one. 0 when
+ * it lists none. */
+int splat_text_innermost_lock(const char *text, struct strbuf *out);
 
 #endif
