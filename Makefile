@@ -155,7 +155,7 @@ $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
 # (preload/base/options.h), the report kinds and titles
 # (preload/base/report_kinds.h) and the demangler with the tracer.
 TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/base/suppressions.c preload/base/suppressions.h preload/base/options.h \
-	preload/base/report_kinds.c preload/base/report_kinds.h \
+	preload/base/report_kinds.c preload/base/report_kinds.h preload/base/graph_format.h preload/base/record_schema.h \
 	preload/symbolize/demangle.c preload/symbolize/demangle.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
