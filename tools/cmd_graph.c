@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "dot_graph.h"
-#include "logfile.h"
+#include "text_log.h"
 
 extern char **environ;
 

@@ -12,9 +12,7 @@
 #include "cli.h"
 #include "launch.h"
 #include "record.h"
-#include "render.h"
-#include "runrec.h"
-#include "tracer_options.h"
+#include "collect.h"
 #include "../preload/base/record_schema.h"
 
 /* run's own failures, as timeout(1) and env(1) do: 125 for our errors,

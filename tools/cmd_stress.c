@@ -14,9 +14,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "launch.h"
-#include "render.h"
-#include "runrec.h"
-#include "tracer_options.h"
+#include "collect.h"
 
 #define DEFAULT_RUNS 20
 #define DEFAULT_TIMEOUT 60.0

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "collect.h"
-#include "bug_key.h"
-#include "logfile.h"
+#include "group.h"
+#include "text_log.h"
 #include "record.h"
 #include "symbolizer.h"
 #include "../preload/base/suppressions.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "logfile.h"
+#include "text_log.h"
 #include "record.h"
 
 /* A record line longer than this is not one the tracer wrote (it builds

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../../tools/bug_key.h"
-#include "../../tools/json_read.h"
+#include "../../tools/group.h"
+#include "../../tools/json.h"
 #include "../../tools/record.h"
 #include "../../tools/text_log.h"
 
