@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,10 +20,19 @@ void collection_init(struct collection *c)
 	c->last_run = (size_t)-1;
 }
 
-void collection_note(struct collection *c, const char *path, const char *what)
+void collection_note(struct collection *c, const char *path, const char *fmt, ...)
 {
+	struct strbuf b = { 0 };
+	va_list ap;
+	va_start(ap, fmt);
+	char *what;
+	if (vasprintf(&what, fmt, ap) < 0)
+		what = NULL;
+	va_end(ap);
+	sb_printf(&b, "%s: %s", path, what ? what : fmt);
+	free(what);
 	grow(&c->notes, &c->notes_cap, c->nnotes + 1, sizeof(*c->notes));
-	c->notes[c->nnotes++] = xasprintf("%s: %s", path, what);
+	c->notes[c->nnotes++] = sb_detach(&b);
 }
 
 static char *dir_of(const char *path)
@@ -220,7 +231,7 @@ static void note_garbage(struct collection *c, const char *path, const struct lo
 		if (log->garbage_runs > MAX_GARBAGE_PLACES)
 			sb_printf(&what, " and %zu more", log->garbage_runs - MAX_GARBAGE_PLACES);
 	}
-	collection_note(c, path, what.s);
+	collection_note(c, path, "%s", what.s);
 	sb_free(&what);
 }
 
@@ -233,9 +244,7 @@ static int cannot_read(struct collection *c, const char *path, int explicit, con
 		*out = why;
 		return -1;
 	}
-	char *what = xasprintf("cannot read: %s, skipped", why);
-	collection_note(c, path, what);
-	free(what);
+	collection_note(c, path, "cannot read: %s, skipped", why);
 	return 0;
 }
 
@@ -257,9 +266,7 @@ static void note_count(struct collection *c, const char *path, size_t n, const c
 {
 	if (!n)
 		return;
-	char *what = xasprintf(n == 1 ? one : many, n);
-	collection_note(c, path, what);
-	free(what);
+	collection_note(c, path, n == 1 ? one : many, n);
 }
 
 /* Reads a records file into x->pending (and the lock statistics). 1 when
@@ -269,9 +276,7 @@ static int read_records(struct scan_ctx *x, const char *path)
 	struct records_scan scan;
 	const char *why;
 	if (records_file_read(path, on_record, x, &scan, &why)) {
-		char *what = xasprintf("cannot read: %s; its log is read without it", why);
-		collection_note(x->c, path, what);
-		free(what);
+		collection_note(x->c, path, "cannot read: %s; its log is read without it", why);
 		return 0;
 	}
 	note_count(x->c, path, scan.cut, "a record cut short (a process killed while writing it?), skipped",
@@ -337,10 +342,8 @@ static int collect_log(struct collection *c, const char *path, int explicit, con
 			status = -1;
 			goto out;
 		}
-		char *what = xasprintf("cannot read past byte %llu: %s; the rest skipped", log.bytes,
+		collection_note(c, path, "cannot read past byte %llu: %s; the rest skipped", log.bytes,
 				       strerror(read_errno));
-		collection_note(c, path, what);
-		free(what);
 	}
 	int recorded = from_records_only || c->lock_stats.records > lock_stats_before;
 	if (log.binary && !recorded) {
@@ -370,11 +373,9 @@ static int collect_log(struct collection *c, const char *path, int explicit, con
 	size_t lost = cut > from_records_only ? cut - from_records_only : 0;
 	size_t complete = scan.splats - x.bad;
 	if (lost) {
-		char *what = xasprintf("%zu report%s cut short (a process killed mid-report?), skipped; "
+		collection_note(c, path, "%zu report%s cut short (a process killed mid-report?), skipped; "
 				       "%zu complete report%s read",
 				       lost, lost == 1 ? "" : "s", complete, complete == 1 ? "" : "s");
-		collection_note(c, path, what);
-		free(what);
 	}
 	if (has_records)
 		note_count(c, path, from_records_only,
@@ -481,9 +482,7 @@ static int walk(struct collection *c, const char *dir, int depth, const char **w
 			*why = strerror(errno);
 			return -1;
 		}
-		char *what = xasprintf("cannot read the directory: %s", strerror(errno));
-		collection_note(c, dir, what);
-		free(what);
+		collection_note(c, dir, "cannot read the directory: %s", strerror(errno));
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
@@ -559,7 +558,7 @@ struct frame_ref {
 
 static void note_cb(const char *message, void *ctx)
 {
-	collection_note(ctx, "symbolization", message);
+	collection_note(ctx, "symbolization", "%s", message);
 }
 
 /* Frames of one object: by its path when known, else by its name. */

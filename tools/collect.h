@@ -97,7 +97,8 @@ int collect_path(struct collection *c, const char *path, const char **why);
 /* Whether collect_path() can read path, without reading it: 0, or -1 with
  * *why. Lets a command refuse a bad path before reading the good ones. */
 int collect_check_path(const char *path, const char **why);
-void collection_note(struct collection *c, const char *path, const char *what);
+/* A note "path: what", what a printf format. */
+void collection_note(struct collection *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 struct collect_options {
 	int symbolize;            /* resolve module+offset frames with addr2line */
