@@ -155,7 +155,7 @@ $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
 # (preload/base/options.h), the report kinds and titles
 # (preload/base/report_kinds.h) and the demangler with the tracer.
 TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/base/suppressions.c preload/base/suppressions.h preload/base/options.h \
-	preload/base/report_kinds.c preload/base/report_kinds.h \
+	preload/base/report_kinds.c preload/base/report_kinds.h preload/base/graph_format.h preload/base/record_schema.h \
 	preload/symbolize/demangle.c preload/symbolize/demangle.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
@@ -182,7 +182,7 @@ $(foreach f,$(URCU_FLAVORS),$(eval $(call flavored_target,$(f))))
 
 # The suite reads the tracer's records with the command's JSON reader.
 SUITE_TOOL_SRCS := tools/json_read.c tools/util.c
-$(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h) $(SUITE_TOOL_SRCS) tools/json_read.h tools/util.h
+$(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h) $(SUITE_TOOL_SRCS) tools/json.h tools/util.h
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) $(SUITE_TOOL_SRCS) -o $@ -lcriterion
 
@@ -222,8 +222,8 @@ $(BUILD)/tests/libsymbolize_plugin_%.so: tests/unit/symbolize_plugin.c
 # under the sanitizers.
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
 UNIT_LOGIC := preload/base/options.c preload/base/suppressions.c preload/base/report_kinds.c preload/base/class_rules.c preload/runtime/tracer_lock.c \
-	preload/base/key_set.c preload/unwind/cfi_unwind.c preload/graph/instance_pairs.c preload/graph/instance_pair_where.c preload/classes/shared_mappings.c preload/classes/lock_instances.c preload/classes/orphaned_locks.c preload/unwind/stack_depot.c preload/unwind/backtrace.c preload/runtime/signal_state.c preload/runtime/tracer_stack.c preload/runtime/real_functions.c preload/base/next_symbol.c preload/graph/lock_graph.c preload/runtime/self_check.c tools/logparse.c tools/util.c \
-	tools/logfile.c tools/json_read.c tools/record.c tools/splat.c tools/splat_text.c tools/bug_key.c
+	preload/base/key_set.c preload/unwind/cfi_unwind.c preload/graph/instance_pairs.c preload/graph/instance_pair_where.c preload/classes/shared_mappings.c preload/classes/lock_instances.c preload/classes/orphaned_locks.c preload/unwind/stack_depot.c preload/unwind/backtrace.c preload/runtime/signal_state.c preload/runtime/tracer_stack.c preload/runtime/real_functions.c preload/base/next_symbol.c preload/graph/lock_graph.c preload/runtime/self_check.c tools/text_log.c tools/util.c \
+	tools/logfile.c tools/json_read.c tools/record.c tools/splat.c tools/group.c
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/base/options.h preload/base/suppressions.h preload/runtime/tracer_lock.h \
 		preload/runtime/thread_state.h preload/checks/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli_helpers.h"
-#include "../tools/json_read.h"
+#include "../tools/json.h"
 
 const char *cli_tool(void)
 {

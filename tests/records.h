@@ -14,7 +14,7 @@
 #include <criterion/criterion.h>
 #include <stddef.h>
 #include "harness.h"
-#include "../tools/json_read.h"
+#include "../tools/json.h"
 
 struct record_frame {
 	const char *function;   /* NULL when not known */

@@ -118,7 +118,7 @@ Test(cli, version_is_the_tracers)
 	sscanf(line + 1, "lockdep-rcu %31[^,]", version);
 	char expected[64];
 	snprintf(expected, sizeof(expected), "lockdep-rcu %s\n", version);
-	cr_expect_str_eq(v.out, expected, "tools/version.h and preload/report/report.h disagree");
+	cr_expect_str_eq(v.out, expected, "tools/cli.h and preload/report/report.h disagree");
 	run_free(&v);
 	run_free(&t);
 }

@@ -411,3 +411,59 @@ Test(cli_records, report_finds_a_program_by_the_path_the_process_mapped, .timeou
 	free(logs);
 	cli_remove_dir(dir);
 }
+
+/* ---- (d) each text with the record of its number ---------------------------- */
+
+/* A report's text is told by the record of its process and number ("pid
+ * 123, report 2" in its header line, "seq":2 in its record), not by the
+ * next record of its title: two reports of one title in one process, their
+ * records swapped or the first one lost, still give each bug its own
+ * report, as the whole records do. */
+Test(cli_records, each_text_is_paired_with_the_record_of_its_number, .timeout = 60)
+{
+	char *dir = cli_temp_dir();
+	char *source = cli_path_in(dir, "source");
+	log_target(source, "log", "lock_order", "two-independent-cycles");
+	char *log_path = cli_path_in(source, "log"), *records_path = cli_path_in(source, "log.jsonl");
+	char *log = cli_read(log_path), *records = cli_read(records_path);
+	cr_assert(log && records);
+	size_t starts[16];
+	cr_assert_eq(line_starts(records, starts, 16), 2, "two records:\n%s", records);
+	cr_assert_eq(count_of(records, "\"kind\":\"circular_dependency\""), 2, "of one title:\n%s", records);
+	cr_assert(strstr(log, ", report 2\n"), "numbered in the header line:\n%s", log);
+	size_t len = strlen(records);
+	char *one = cli_path_in(dir, "one");
+	mkdir(one, 0755);
+	char *copy = cli_path_in(one, "log"), *copy_records = cli_path_in(one, "log.jsonl");
+	cli_write(copy, log, strlen(log));
+	cli_write(copy_records, records, len);
+	struct run whole = cli_env(0, NULL, "report", one, NULL), whole_json = cli_env(0, NULL, "report", "--json", one, NULL);
+	cr_assert(strstr(whole.out, "2 bugs (2 reports) in 1 of 1 run, 1 process, 1 log\n"), "%s", whole.out);
+	/* the second record first, then the first; the second alone */
+	char *swapped = malloc(len + 1);
+	cr_assert(swapped);
+	memcpy(swapped, records + starts[1], len - starts[1]);
+	memcpy(swapped + len - starts[1], records, starts[1]);
+	swapped[len] = 0;
+	static const char *const what[] = { "records swapped", "the first record lost" };
+	for (int i = 0; i < 2; i++) {
+		if (i == 0)
+			cli_write(copy_records, swapped, len);
+		else
+			cli_write(copy_records, records + starts[1], len - starts[1]);
+		struct run r = cli_env(0, NULL, "report", one, NULL);
+		cr_expect_str_eq(r.out, whole.out, "%s: the same report", what[i]);
+		run_free(&r);
+		r = cli_env(0, NULL, "report", "--json", one, NULL);
+		if (i == 0)   /* each group's frames are its own report's */
+			cr_expect_str_eq(r.out, whole_json.out, "%s: the same JSON", what[i]);
+		cr_expect_eq(cli_number_after(r.out, "\"bugs\": "), 2, "%s:\n%s", what[i], r.out);
+		cr_expect_eq(cli_number_after(r.out, "\"from_records\": "), 2 - i, "%s:\n%s", what[i], r.out);
+		run_free(&r);
+	}
+	run_free(&whole);
+	run_free(&whole_json);
+	free(swapped), free(copy), free(copy_records), free(one);
+	free(log), free(records), free(log_path), free(records_path), free(source);
+	cli_remove_dir(dir);
+}

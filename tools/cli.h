@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include "collect.h"
+#include "json.h"
 
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -26,5 +27,26 @@ int load_suppressions(const char *cmd, const char *path);
  * finished collection; returns EXIT_FOUND when it holds unsuppressed
  * splats, hangs or crashes, else EXIT_CLEAN. */
 int print_report(const char *cmd, const struct collection *c, int json);
+
+/* The version the command prints. It must equal LOCKDEP_RCU_VERSION of
+ * preload/report/report.h, which the tracer prints in every splat; test_cli
+ * checks that they agree (the command does not include the tracer's
+ * headers, which pull in its internals). */
+#define LOCKDEP_RCU_TOOL_VERSION "0.1"
+
+/* Printing a finished collection (render.c): the text report people read
+ * and the JSON document CI reads. Both carry the same facts. */
+void render_text(const struct collection *c, struct strbuf *out);
+void render_json(const struct collection *c, struct strbuf *out);
+/* "11 (Segmentation fault)" */
+void render_signal(int sig, struct strbuf *out);
+
+/* The report's "lock statistics" section (lock_stat_render.c), text and
+ * JSON: the classes most contended over all processes of the input, in the
+ * columns of the kernel's /proc/lock_stat, each with the call site that
+ * waited most; the JSON is a "lock_statistics" member of the object being
+ * written. */
+void render_lock_stats_text(const struct lock_stats *t, struct strbuf *out);
+void render_lock_stats_json(const struct lock_stats *t, struct json *j);
 
 #endif

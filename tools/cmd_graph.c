@@ -13,7 +13,8 @@
 #include <unistd.h>
 #include "cli.h"
 #include "dot_graph.h"
-#include "logfile.h"
+#include "launch.h"
+#include "text_log.h"
 
 extern char **environ;
 
@@ -41,25 +42,6 @@ static void usage(FILE *f)
 		"Exit status: 0 the graph written as asked, 1 no SVG (dot missing or failed:\n"
 		"the DOT was written instead), 2 usage error or an input that cannot be read\n"
 		"or is not a lockdep-rcu graph.\n");
-}
-
-/* Graphviz's dot on PATH, as a shell would find it: a new string, or NULL. */
-static char *find_dot(void)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		return NULL;
-	char *copy = xstrdup(path), *found = NULL, *save = NULL;
-	for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-		char *candidate = path_join(*dir ? dir : ".", "dot");
-		struct stat st;
-		if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && access(candidate, X_OK) == 0)
-			found = candidate;
-		else
-			free(candidate);
-	}
-	free(copy);
-	return found;
 }
 
 /* dot -Tsvg -o out, the graph on its standard input. 0, or -1 with *why. */
@@ -102,12 +84,6 @@ static int render_svg(const char *dot, const char *out, const char *text, char *
 	*why = WIFEXITED(status) ? xasprintf("dot failed (exit status %d)", WEXITSTATUS(status)) :
 				   xasprintf("dot was killed by signal %d", WTERMSIG(status));
 	return -1;
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
 }
 
 /* Writes the DOT where an SVG could not be made: OUT.svg -> OUT.dot. */
@@ -205,7 +181,10 @@ int cmd_graph(int argc, char **argv)
 			status = EXIT_USAGE;
 		}
 	} else {
-		char *dot_program = find_dot(), *why = NULL;
+		struct strbuf err = { 0 };
+		int code;
+		char *dot_program = resolve_program("dot", &err, &code), *why = NULL;   /* as a shell finds it */
+		sb_free(&err);
 		if (!dot_program)
 			status = fall_back_to_dot(out, dot.s, "Graphviz's dot not found (apt-get install graphviz)");
 		else if (render_svg(dot_program, out, dot.s, &why))

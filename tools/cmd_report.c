@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "render.h"
 #include "../preload/base/suppressions.h"
 
 static void usage(FILE *f)

@@ -11,10 +11,9 @@
 #include <unistd.h>
 #include "cli.h"
 #include "launch.h"
-#include "logfile.h"
-#include "render.h"
-#include "runrec.h"
-#include "tracer_options.h"
+#include "record.h"
+#include "collect.h"
+#include "../preload/base/record_schema.h"
 
 /* run's own failures, as timeout(1) and env(1) do: 125 for our errors,
  * 126 a program that cannot be executed, 127 one that is not found. */
@@ -50,40 +49,42 @@ static void usage(FILE *f)
 		"killed it.\n");
 }
 
-/* ---- which logs of DIR this run wrote ------------------------------------- */
+/* ---- the reports this run wrote to DIR, by their records -------------------- */
 
+/* The records files of DIR (one beside each log) and the reports in each. */
 struct snapshot {
 	char **names;
-	off_t *sizes;
-	size_t n, cap, sizes_cap;
+	size_t *reports;
+	size_t n, cap, reports_cap;
 };
 
-static int is_log_name(const char *name)
+static void count_report(const struct json_value *v, void *ctx)
 {
-	return strcmp(name, ".") && strcmp(name, "..") && strcmp(name, RUN_RECORD_NAME);
+	*(size_t *)ctx += splat_is_report_kind(json_member_string(v, RECORD_KIND));
 }
 
 static void snapshot_take(struct snapshot *s, const char *dir)
 {
 	memset(s, 0, sizeof(*s));
 	DIR *d = opendir(dir);
-	if (!d)
-		return;
 	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!is_log_name(e->d_name))
+	while (d && (e = readdir(d))) {
+		if (!ends_with(e->d_name, RECORDS_SUFFIX))
 			continue;
 		char *path = path_join(dir, e->d_name);
-		struct stat st;
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		size_t n = 0;
+		struct records_scan scan;
+		const char *why;
+		if (records_file_read(path, count_report, &n, &scan, &why) == 0) {
 			grow(&s->names, &s->cap, s->n + 1, sizeof(*s->names));
-			grow(&s->sizes, &s->sizes_cap, s->n + 1, sizeof(*s->sizes));
+			grow(&s->reports, &s->reports_cap, s->n + 1, sizeof(*s->reports));
 			s->names[s->n] = xstrdup(e->d_name);
-			s->sizes[s->n++] = st.st_size;
+			s->reports[s->n++] = n;
 		}
 		free(path);
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 }
 
 static void snapshot_free(struct snapshot *s)
@@ -91,14 +92,7 @@ static void snapshot_free(struct snapshot *s)
 	for (size_t i = 0; i < s->n; i++)
 		free(s->names[i]);
 	free(s->names);
-	free(s->sizes);
-}
-
-static void count_splat(const char *text, size_t len, void *ctx)
-{
-	(void)text;
-	(void)len;
-	++*(size_t *)ctx;
+	free(s->reports);
 }
 
 /* Reports written to DIR since the snapshot; *logs: how many logs had some. */
@@ -109,25 +103,12 @@ static size_t new_reports(const char *dir, const struct snapshot *before, size_t
 	size_t total = 0;
 	*logs = 0;
 	for (size_t i = 0; i < after.n; i++) {
-		off_t from = 0;
+		size_t n = after.reports[i];
 		for (size_t j = 0; j < before->n; j++)
-			if (!strcmp(before->names[j], after.names[i]) && before->sizes[j] <= after.sizes[i])
-				from = before->sizes[j];
-		if (from == after.sizes[i])
-			continue;
-		char *path = path_join(dir, after.names[i]);
-		const char *why;
-		int fd = log_file_open(path, 0, &why);
-		if (fd >= 0) {
-			size_t n = 0;
-			struct log_callbacks cb = { count_splat, NULL };
-			struct log_file log;
-			log_file_read(fd, (unsigned long long)from, &cb, &n, &log);   /* a read error: what was read counts */
-			close(fd);
-			total += n;
-			*logs += n > 0;
-		}
-		free(path);
+			if (!strcmp(before->names[j], after.names[i]) && before->reports[j] <= n)
+				n -= before->reports[j];
+		total += n;
+		*logs += n > 0;
 	}
 	snapshot_free(&after);
 	return total;

@@ -14,9 +14,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "launch.h"
-#include "render.h"
-#include "runrec.h"
-#include "tracer_options.h"
+#include "collect.h"
 
 #define DEFAULT_RUNS 20
 #define DEFAULT_TIMEOUT 60.0
@@ -301,7 +299,7 @@ static void finish_run(struct stress *s, struct job *j, int ws)
 	size_t before = s->c.splats;
 	const char *why;
 	if (collect_path(&s->c, j->dir, &why) < 0)
-		collection_note(&s->c, j->dir, why);
+		collection_note(&s->c, j->dir, "%s", why);
 	size_t reports = s->c.splats - before;
 	struct strbuf what = { 0 };
 	if (reports)

@@ -1,13 +1,15 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "collect.h"
-#include "bug_key.h"
-#include "logfile.h"
+#include "group.h"
+#include "text_log.h"
 #include "record.h"
 #include "symbolizer.h"
 #include "../preload/base/suppressions.h"
@@ -18,10 +20,19 @@ void collection_init(struct collection *c)
 	c->last_run = (size_t)-1;
 }
 
-void collection_note(struct collection *c, const char *path, const char *what)
+void collection_note(struct collection *c, const char *path, const char *fmt, ...)
 {
+	struct strbuf b = { 0 };
+	va_list ap;
+	va_start(ap, fmt);
+	char *what;
+	if (vasprintf(&what, fmt, ap) < 0)
+		what = NULL;
+	va_end(ap);
+	sb_printf(&b, "%s: %s", path, what ? what : fmt);
+	free(what);
 	grow(&c->notes, &c->notes_cap, c->nnotes + 1, sizeof(*c->notes));
-	c->notes[c->nnotes++] = xasprintf("%s: %s", path, what);
+	c->notes[c->nnotes++] = sb_detach(&b);
 }
 
 static char *dir_of(const char *path)
@@ -131,24 +142,26 @@ static void add_splat(struct scan_ctx *x, struct splat *s)
 	x->c->splats++;
 }
 
-/* The record of a report's text: the next one of the same process and
- * title (records and texts are written in the same order, a process's
- * records one after the other even when processes share a log). */
+/* The record of a report's text: the one of the same process and number
+ * ("pid 123, report 3" in its header, "seq":3 in the record), the first
+ * not paired yet (a process that exec()s numbers its reports again under
+ * the same pid, in the same order as its records). A text without a number
+ * (a tracer before them) takes the next record of its process and title:
+ * records and texts are written in the same order. */
 static struct pending *record_of(struct scan_ctx *x, const char *text, size_t len)
 {
 	char *title;
 	int pid;
-	if (x->next_pending >= x->npending || splat_text_identity(text, len, &title, &pid))
+	unsigned long seq;
+	if (x->next_pending >= x->npending || splat_text_identity(text, len, &title, &pid, &seq))
 		return NULL;
 	struct pending *found = NULL;
 	for (size_t i = x->next_pending; i < x->npending && !found; i++) {
 		struct pending *p = &x->pending[i];
-		if (!p->done && p->s.pid == pid && !strcmp(p->s.title, title))
+		if (!p->done && p->s.pid == pid && (seq ? p->s.seq == seq : !strcmp(p->s.title, title)))
 			found = p;
 	}
 	free(title);
-	while (x->next_pending < x->npending && x->pending[x->next_pending].done)
-		x->next_pending++;
 	return found;
 }
 
@@ -218,7 +231,7 @@ static void note_garbage(struct collection *c, const char *path, const struct lo
 		if (log->garbage_runs > MAX_GARBAGE_PLACES)
 			sb_printf(&what, " and %zu more", log->garbage_runs - MAX_GARBAGE_PLACES);
 	}
-	collection_note(c, path, what.s);
+	collection_note(c, path, "%s", what.s);
 	sb_free(&what);
 }
 
@@ -231,9 +244,7 @@ static int cannot_read(struct collection *c, const char *path, int explicit, con
 		*out = why;
 		return -1;
 	}
-	char *what = xasprintf("cannot read: %s, skipped", why);
-	collection_note(c, path, what);
-	free(what);
+	collection_note(c, path, "cannot read: %s, skipped", why);
 	return 0;
 }
 
@@ -255,9 +266,7 @@ static void note_count(struct collection *c, const char *path, size_t n, const c
 {
 	if (!n)
 		return;
-	char *what = xasprintf(n == 1 ? one : many, n);
-	collection_note(c, path, what);
-	free(what);
+	collection_note(c, path, n == 1 ? one : many, n);
 }
 
 /* Reads a records file into x->pending (and the lock statistics). 1 when
@@ -267,9 +276,7 @@ static int read_records(struct scan_ctx *x, const char *path)
 	struct records_scan scan;
 	const char *why;
 	if (records_file_read(path, on_record, x, &scan, &why)) {
-		char *what = xasprintf("cannot read: %s; its log is read without it", why);
-		collection_note(x->c, path, what);
-		free(what);
+		collection_note(x->c, path, "cannot read: %s; its log is read without it", why);
 		return 0;
 	}
 	note_count(x->c, path, scan.cut, "a record cut short (a process killed while writing it?), skipped",
@@ -335,10 +342,8 @@ static int collect_log(struct collection *c, const char *path, int explicit, con
 			status = -1;
 			goto out;
 		}
-		char *what = xasprintf("cannot read past byte %llu: %s; the rest skipped", log.bytes,
+		collection_note(c, path, "cannot read past byte %llu: %s; the rest skipped", log.bytes,
 				       strerror(read_errno));
-		collection_note(c, path, what);
-		free(what);
 	}
 	int recorded = from_records_only || c->lock_stats.records > lock_stats_before;
 	if (log.binary && !recorded) {
@@ -368,11 +373,9 @@ static int collect_log(struct collection *c, const char *path, int explicit, con
 	size_t lost = cut > from_records_only ? cut - from_records_only : 0;
 	size_t complete = scan.splats - x.bad;
 	if (lost) {
-		char *what = xasprintf("%zu report%s cut short (a process killed mid-report?), skipped; "
+		collection_note(c, path, "%zu report%s cut short (a process killed mid-report?), skipped; "
 				       "%zu complete report%s read",
 				       lost, lost == 1 ? "" : "s", complete, complete == 1 ? "" : "s");
-		collection_note(c, path, what);
-		free(what);
 	}
 	if (has_records)
 		note_count(c, path, from_records_only,
@@ -445,12 +448,6 @@ static int is_record(const char *name)
 	return !strcmp(base ? base + 1 : name, RUN_RECORD_NAME);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
 /* A records file is read with its log, not on its own: both name the
  * same reports. */
 static int collect_records_file(struct collection *c, const char *path, int explicit, const char **why)
@@ -485,9 +482,7 @@ static int walk(struct collection *c, const char *dir, int depth, const char **w
 			*why = strerror(errno);
 			return -1;
 		}
-		char *what = xasprintf("cannot read the directory: %s", strerror(errno));
-		collection_note(c, dir, what);
-		free(what);
+		collection_note(c, dir, "cannot read the directory: %s", strerror(errno));
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
@@ -563,7 +558,7 @@ struct frame_ref {
 
 static void note_cb(const char *message, void *ctx)
 {
-	collection_note(ctx, "symbolization", message);
+	collection_note(ctx, "symbolization", "%s", message);
 }
 
 /* Frames of one object: by its path when known, else by its name. */

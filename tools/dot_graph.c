@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dot_graph.h"
+#include "../preload/base/graph_format.h"
 
 /* ---- attributes ------------------------------------------------------------ */
 
@@ -83,9 +84,9 @@ static char *quoted(struct cursor *c)
 			c->error = "a quoted string does not end on its line";
 			goto bad;
 		}
-		if (*c->p == '\\') {
+		if (*c->p == GRAPH_ESCAPE) {
 			c->p++;
-			if (*c->p != '"' && *c->p != '\\') {
+			if (!graph_escaped(*c->p)) {
 				c->error = "only \\\" and \\\\ are escaped in lockdep-rcu's graphs";
 				goto bad;
 			}
@@ -119,6 +120,17 @@ static char *bare(struct cursor *c)
 	return xstrndup(start, (size_t)(c->p - start));
 }
 
+/* Whether key is an attribute of the tracer's graphs. */
+static int known_attribute(const char *key)
+{
+#define ATTRIBUTE(name) name,
+	static const char *const known[] = { GRAPH_ATTRIBUTES(ATTRIBUTE) };
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(key, known[i]))
+			return 1;
+	return 0;
+}
+
 /* "[key=value, ...]" (or nothing), then ";" and the end of the line. */
 static int attr_list(struct cursor *c, struct dot_attrs *a)
 {
@@ -130,6 +142,11 @@ static int attr_list(struct cursor *c, struct dot_attrs *a)
 			char *key = bare(c), *value = NULL;
 			if (!key)
 				return -1;
+			if (!known_attribute(key)) {
+				c->error = "an attribute lockdep-rcu's graphs do not have";
+				free(key);
+				return -1;
+			}
 			int is_quoted = 0;
 			if (expect(c, "=", "expected = after an attribute's name") == 0) {
 				skip_blanks(c);
@@ -267,25 +284,33 @@ static struct dot_edge *add_edge(struct dot_graph *g, const char *from, const ch
 
 static int highlighted(const struct dot_attrs *a)
 {
-	const char *cycle = dot_attr(a, "cycle");
+	const char *cycle = dot_attr(a, GRAPH_EDGE_CYCLE_ATTR);
 	return cycle && strcmp(cycle, "0");
 }
 
 static void highlight(struct dot_attrs *a)
 {
-	attr_set(a, "color", "red", 1);
-	attr_set(a, "penwidth", "2", 0);
-	attr_set(a, "cycle", "1", 0);
+#define SET(name, value, quoted) attr_set(a, name, value, quoted);
+	GRAPH_CYCLE_ATTRS(SET)
+}
+
+/* Whether the statement starts with the word, and past it if so. */
+static int keyword(struct cursor *c, const char *word)
+{
+	size_t n = strlen(word);
+	if (strncmp(c->p, word, n) || is_word_char(c->p[n]))
+		return 0;
+	c->p += n;
+	return 1;
 }
 
 /* One statement inside the braces, into g. */
 static int statement(struct cursor *c, struct dot_graph *g)
 {
-	if (!strncmp(c->p, "graph", 5) && !is_word_char(c->p[5])) {
-		c->p += 5;
+	if (keyword(c, GRAPH_LABEL_STATEMENT)) {
 		struct dot_attrs a = { 0 };
 		int status = attr_list(c, &a);
-		const char *label = dot_attr(&a, "label");
+		const char *label = dot_attr(&a, GRAPH_LABEL_ATTR);
 		if (!status && label) {
 			grow(&g->labels, &g->labels_cap, g->nlabels + 1, sizeof(*g->labels));
 			g->labels[g->nlabels++] = xstrdup(label);
@@ -293,8 +318,7 @@ static int statement(struct cursor *c, struct dot_graph *g)
 		attrs_free(&a);
 		return status;
 	}
-	if (!strncmp(c->p, "node", 4) && !is_word_char(c->p[4])) {
-		c->p += 4;   /* the defaults: written as the tracer writes them */
+	if (keyword(c, GRAPH_NODE_STATEMENT)) {   /* the defaults: written as the tracer writes them */
 		struct dot_attrs a = { 0 };
 		int status = attr_list(c, &a);
 		attrs_free(&a);
@@ -343,11 +367,9 @@ static int parse(const char *file, const char *text, struct dot_graph *g, char *
 		if (!*c.p || *c.p == '\r') {
 			/* blank lines are nothing */
 		} else if (state == BEFORE) {
-			status = expect(&c, "digraph", "expected \"digraph lockdep {\"");
-			if (!status)
-				status = expect(&c, "lockdep", "expected \"digraph lockdep {\"");
-			if (!status)
-				status = expect(&c, "{", "expected \"digraph lockdep {\"");
+			static const char *const head[] = { GRAPH_HEAD_WORDS };
+			for (size_t i = 0; i < sizeof(head) / sizeof(head[0]) && !status; i++)
+				status = expect(&c, head[i], "expected \"digraph lockdep {\"");
 			skip_blanks(&c);
 			if (!status && *c.p && *c.p != '\r') {
 				c.error = "more after \"digraph lockdep {\"";
@@ -418,8 +440,8 @@ static void write_quoted(struct strbuf *out, const char *s)
 {
 	sb_putc(out, '"');
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			sb_putc(out, '\\');
+		if (graph_escaped(*s))
+			sb_putc(out, GRAPH_ESCAPE);
 		sb_putc(out, *s);
 	}
 	sb_putc(out, '"');
@@ -524,16 +546,16 @@ static void merged_label(const struct dot_graph *g, struct strbuf *out)
 
 void dot_graph_write(const struct dot_graph *g, struct strbuf *out)
 {
-	sb_puts(out, "digraph lockdep {\n");
+	sb_puts(out, GRAPH_HEAD);
 	if (g->nlabels) {
 		struct strbuf label = { 0 };
 		merged_label(g, &label);
-		sb_puts(out, "\tgraph [label=");
+		sb_puts(out, "\t" GRAPH_LABEL_STATEMENT " [" GRAPH_LABEL_ATTR "=");
 		write_quoted(out, label.s);
 		sb_puts(out, "];\n");
 		sb_free(&label);
 	}
-	sb_puts(out, "\tnode [shape=box, fontname=\"monospace\"];\n");
+	sb_puts(out, GRAPH_NODE_DEFAULTS);
 	for (size_t i = 0; i < g->nnodes; i++) {
 		sb_putc(out, '\t');
 		write_quoted(out, g->nodes[i].name);
@@ -548,7 +570,7 @@ void dot_graph_write(const struct dot_graph *g, struct strbuf *out)
 		write_attrs(out, &g->edges[i].attrs);
 		sb_puts(out, ";\n");
 	}
-	sb_puts(out, "}\n");
+	sb_puts(out, GRAPH_TAIL);
 }
 
 void dot_graph_free(struct dot_graph *g)

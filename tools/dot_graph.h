@@ -1,20 +1,8 @@
 /* The lock-class dependency graphs the tracer writes at exit (option
  * graph_path), read, merged and written back. Only the tracer's own DOT is
- * read, one statement per line:
- *
- *   digraph lockdep {
- *   	graph [label="lockdep-rcu 0.1: lock_order.memb (pid 17313)"];
- *   	node [shape=box, fontname="monospace"];
- *   	"A" [kind="lock"];
- *   	"rcu_read_lock_memb" [kind="rcu", shape=ellipse, style=filled, fillcolor="#cfe2ff"];
- *   	"A" -> "B" [site="nest tests/targets/lock_order.c:18", label="lock_order.c:18"];
- *   	"B" -> "A" [site="...", label="...", color="red", penwidth=2, cycle=1];
- *   }
- *
- * Node ids are lock class names as reports print them, quoted, with \" and
- * \\ escaped; attribute values are quoted strings or bare numbers and
- * identifiers. Anything else is refused with its file and line: this is a
- * reader of one program's output, not of DOT. Pure logic. */
+ * read, as preload/base/graph_format.h defines it (one statement per line,
+ * its attributes, its escapes); anything else is refused with its file and
+ * line: this is a reader of one program's output, not of DOT. Pure logic. */
 #ifndef LOCKDEP_RCU_DOT_GRAPH_H
 #define LOCKDEP_RCU_DOT_GRAPH_H
 

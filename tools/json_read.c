@@ -1,7 +1,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json_read.h"
+#include "json.h"
 #include "util.h"
 
 struct reader {

@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
-#include "bug_key.h"
+#include "group.h"
 #include "lock_stat.h"
 #include "record.h"
 

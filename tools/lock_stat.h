@@ -20,7 +20,7 @@
 #define LOCKDEP_RCU_LOCK_STAT_H
 
 #include <stddef.h>
-#include "json_read.h"
+#include "json.h"
 #include "splat.h"
 
 /* The classes the report lists, most contended first. */

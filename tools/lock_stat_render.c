@@ -1,6 +1,6 @@
 #include <stdio.h>
 #include <string.h>
-#include "lock_stat_render.h"
+#include "cli.h"
 
 static double average(double total, unsigned long long count)
 {

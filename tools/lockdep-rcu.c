@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "version.h"
 
 static void usage(FILE *f)
 {

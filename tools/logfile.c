@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "logfile.h"
+#include "text_log.h"
 #include "util.h"
 
 static const char *not_regular(mode_t mode)

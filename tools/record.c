@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "logfile.h"
+#include "text_log.h"
 #include "record.h"
 
 /* A record line longer than this is not one the tracer wrote (it builds
@@ -79,7 +79,7 @@ void record_read_frame(const struct json_value *v, struct frame *f)
 int record_read_report(const struct json_value *v, struct splat *s)
 {
 	memset(s, 0, sizeof(*s));
-	double version, pid, tid;
+	double version, pid, tid, seq;
 	const char *kind = json_member_string(v, "kind"), *title = json_member_string(v, "title");
 	if (json_member_number(v, "v", &version) || version != 1 || !kind || !title ||
 	    json_member_number(v, "pid", &pid))
@@ -89,6 +89,7 @@ int record_read_report(const struct json_value *v, struct splat *s)
 	s->title = xstrdup(title);
 	s->pid = (int)pid;
 	s->tid = json_member_number(v, "tid", &tid) == 0 ? (int)tid : 0;
+	s->seq = json_member_number(v, "seq", &seq) == 0 && seq > 0 ? (unsigned long)seq : 0;
 	s->message = xstrdup(json_member_string(v, "message") ? json_member_string(v, "message") : "");
 	const struct json_value *site = json_member(v, "site");
 	if (site && site->type == JSON_OBJECT) {

@@ -7,7 +7,7 @@
 #define LOCKDEP_RCU_RECORD_H
 
 #include <stddef.h>
-#include "json_read.h"
+#include "json.h"
 #include "splat.h"
 
 #define RECORDS_SUFFIX ".jsonl"

@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
-#include "runrec.h"
+#include "collect.h"
 #include "util.h"
 
 static const char magic[] = "lockdep-rcu run record";

@@ -1,6 +1,6 @@
 /* One report (a "splat"), as the report command works with it: what the
  * tracer said in its record (record.h), or, for a log without records,
- * what its text says (splat_text.c); and the human text itself, which the
+ * what its text says (text_log.h); and the human text itself, which the
  * report prints. Pure logic: strings in, owned strings out. */
 #ifndef LOCKDEP_RCU_SPLAT_H
 #define LOCKDEP_RCU_SPLAT_H
@@ -44,6 +44,8 @@ struct splat {
 	char *title;
 	char *kind;           /* a suppression kind (suppressions.h), or "unknown" */
 	int pid, tid;         /* 0 when not known */
+	unsigned long seq;    /* its number in its process ("report 3"), 0 when
+			       * not known (a tracer before the numbers) */
 	char *message;        /* the first line after the header: what happened */
 	struct frame site;    /* the call site the report is about */
 	int has_site;
@@ -58,9 +60,6 @@ void splat_free(struct splat *s);
 void frame_free(struct frame *f);
 struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char *name);
 
-/* Parses one frame as printed (leading spaces skipped). Never fails:
- * unknown forms keep only the text. */
-void frame_parse(const char *text, size_t len, struct frame *f);
 /* The frame as the report prints it: the tracer's text, or for a frame
  * named here "function [module+0xoff] file:line (inlined: f < g)". */
 void frame_render(const struct frame *f, struct strbuf *out);
@@ -72,23 +71,7 @@ const char *splat_kind_of_title(const char *title);
 /* Whether kind is one of those (a record of a report, not of statistics). */
 int splat_is_report_kind(const char *kind);
 
-/* ---- the text (splat_text.c) ---------------------------------------------- */
-
-/* Reads the structure of a report from its text, as passed on by
- * log_scan_part(): for logs without records (captured stderr, a log copied
- * by hand). 0, or -1 when it is not a report. */
-int splat_parse(const char *text, size_t len, struct splat *s);
-/* The title and the pid of a report's text (its lines 2 and 3), cheaply:
- * what pairs a text with its record. 0, or -1 when they are not there. */
-int splat_text_identity(const char *text, size_t len, char **title, int *pid);
-/* Takes text (a report of s read from the log) as s's text, and the text of
- * its Call Trace lines as its frames' texts. */
-void splat_attach_text(struct splat *s, const char *text, size_t len);
-/* For a record whose report is missing from its log: a text made from it,
- * in the tracer's layout. */
-void splat_make_text(struct splat *s);
-
-/* ---- printing (splat_render.c) -------------------------------------------- */
+/* ---- printing (render.c) -------------------------------------------- */
 
 /* The report's text with the frames named here filled in. */
 void splat_render(const struct splat *s, struct strbuf *out);

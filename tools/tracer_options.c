@@ -1,7 +1,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracer_options.h"
+#include "launch.h"
 #include "../preload/base/options.h"
 
 enum option_type { OPTION_INT, OPTION_STR };

@@ -137,6 +137,17 @@ void sb_free(struct strbuf *b)
 	b->len = b->cap = 0;
 }
 
+int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
 size_t utf8_sequence(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0];

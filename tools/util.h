@@ -33,6 +33,9 @@ void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(pri
 char *sb_detach(struct strbuf *b);
 void sb_free(struct strbuf *b);
 
+int starts_with(const char *s, const char *prefix);
+int ends_with(const char *s, const char *suffix);
+
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid:
  * no overlong forms, no surrogates, nothing above U+10FFFF. */
 size_t utf8_sequence(const unsigned char *s, size_t n);

@@ -1,23 +1,6 @@
 /* graph_path=FILE: the lock-class dependency graph, written at exit as
- * Graphviz DOT, one statement per line (`lockdep-rcu graph` merges and
- * renders these files and parses exactly this form):
- *
- *   digraph lockdep {
- *   	graph [label="lockdep-rcu 0.1: prog (pid 123)"];
- *   	node [shape=box, fontname="monospace"];
- *   	"A" [kind="lock"];
- *   	"rcu_read_lock_memb" [kind="rcu", shape=ellipse, style=filled, fillcolor="#cfe2ff"];
- *   	"srcu:domain" [kind="srcu", shape=hexagon, style=filled, fillcolor="#fff3cd"];
- *   	"A" -> "B" [site="nest tests/targets/lock_order.c:18", label="lock_order.c:18"];
- *   	"B" -> "A" [site="...", label="...", color="red", penwidth=2, cycle=1];
- *   	"L" -> "rcu_read_lock_memb" [site="...", label="...", style=dashed, sync=1];
- *   }
- *
- * Nodes are the classes as reports name them, edges "held -> acquired"
- * with the site of their first acquisition; the edges of every reported
- * cycle are red, grace-period waits dashed, acquisitions only ever for
- * read have an empty arrowhead (read=1), and the edges only liburcu's own
- * threads made are dotted grey (urcu=1).
+ * Graphviz DOT, in the form base/graph_format.h defines (`lockdep-rcu
+ * graph` merges and renders these files, and reads exactly that form).
  *
  * A relative FILE is taken from the directory the program started in (a
  * daemon chdir()s to /). Without %p only the process that loaded the
@@ -41,6 +24,7 @@
 #include "symbolize/symbolize.h"
 #include "base/tracer_sort.h"
 #include "base/raw_syscall.h"
+#include "base/graph_format.h"
 #include "runtime/log_output.h"
 #include "symbolize/symbolizer_lock.h"
 
@@ -98,13 +82,13 @@ static void out_printf(const char *fmt, ...)
 	out_len += len;
 }
 
-/* A DOT string's contents: quotes and backslashes escaped. */
+/* A DOT string's contents, escaped (graph_format.h). */
 static void escape(const char *s, char *buf, size_t size)
 {
 	size_t n = 0;
 	for (; *s && n + 3 < size; s++) {
-		if (*s == '"' || *s == '\\')
-			buf[n++] = '\\';
+		if (graph_escaped(*s))
+			buf[n++] = GRAPH_ESCAPE;
 		buf[n++] = (unsigned char)*s < 0x20 ? ' ' : *s;
 	}
 	buf[n] = 0;
@@ -168,21 +152,18 @@ static void node_label(uint32_t class_id, const uint16_t *version, char *buf, si
 	}
 }
 
+#define NODE_KIND(name, kind, style) { kind, style },
+static const struct { const char *kind, *style; } node_kinds[] = { GRAPH_NODE_KINDS(NODE_KIND) };
+#define EDGE_MARK(name, attr, text) text,
+static const char *const edge_marks[] = { GRAPH_EDGE_MARKS(EDGE_MARK) };
+
 static void print_node(uint32_t class_id, const uint16_t *version)
 {
 	char name[600];
 	node_label(class_id, version, name, sizeof(name));
-	switch (lock_classes[class_id].key_kind) {
-	case CLASS_RCU_FLAVOR:
-		out_printf("\t\"%s\" [kind=\"rcu\", shape=ellipse, style=filled, fillcolor=\"#cfe2ff\"];\n", name);
-		break;
-	case CLASS_SRCU:
-		out_printf("\t\"%s\" [kind=\"srcu\", shape=hexagon, style=filled, fillcolor=\"#fff3cd\"];\n", name);
-		break;
-	default:
-		out_printf("\t\"%s\" [kind=\"lock\"];\n", name);
-		break;
-	}
+	enum graph_node_kind kind = lock_classes[class_id].key_kind == CLASS_RCU_FLAVOR ? GRAPH_NODE_RCU :
+				    lock_classes[class_id].key_kind == CLASS_SRCU ? GRAPH_NODE_SRCU : GRAPH_NODE_LOCK;
+	out_printf("\t\"%s\" [" GRAPH_NODE_KIND_ATTR "=\"%s\"%s];\n", name, node_kinds[kind].kind, node_kinds[kind].style);
 }
 
 /* "function file:line" and "file:line" (basename) of an edge's first frame. */
@@ -224,9 +205,10 @@ static void print_graph(void *arg)
 	char comm[17] = "", label[64];
 	raw_thread_name(comm);
 	escape(comm, label, sizeof(label));
-	out_printf("digraph lockdep {\n");
-	out_printf("\tgraph [label=\"lockdep-rcu %s: %s (pid %d)\"];\n", LOCKDEP_RCU_VERSION, label, (int)getpid());
-	out_printf("\tnode [shape=box, fontname=\"monospace\"];\n");
+	out_printf(GRAPH_HEAD);
+	out_printf("\t" GRAPH_LABEL_STATEMENT " [" GRAPH_LABEL_ATTR "=\"lockdep-rcu %s: %s (pid %d)\"];\n",
+		   LOCKDEP_RCU_VERSION, label, (int)getpid());
+	out_printf(GRAPH_NODE_DEFAULTS);
 	size_t nodes = 0;
 	for (size_t i = 0; i < job->n; i++) {
 		uint32_t ends[2] = { job->edges[i].from, job->edges[i].to };
@@ -245,13 +227,12 @@ static void print_graph(void *arg)
 		node_label(e->from, job->version, from, sizeof(from));
 		node_label(e->to, job->version, to, sizeof(to));
 		edge_site(e->stack, site, sizeof(site), where, sizeof(where));
-		out_printf("\t\"%s\" -> \"%s\" [site=\"%s\", label=\"%s\"%s%s%s%s];\n", from, to, site, where,
-			   e->in_reported_cycle ? ", color=\"red\", penwidth=2, cycle=1" : "",
-			   e->sync ? ", style=dashed, sync=1" : "",
-			   e->read_only ? ", arrowhead=empty, read=1" : "",
-			   e->urcu_workers_only && !e->sync ? ", style=dotted, color=\"grey\", urcu=1" : "");
+		out_printf("\t\"%s\" -> \"%s\" [" GRAPH_EDGE_SITE_ATTR "=\"%s\", " GRAPH_EDGE_LABEL_ATTR "=\"%s\"%s%s%s%s];\n",
+			   from, to, site, where, e->in_reported_cycle ? edge_marks[GRAPH_MARK_CYCLE] : "",
+			   e->sync ? edge_marks[GRAPH_MARK_SYNC] : "", e->read_only ? edge_marks[GRAPH_MARK_READ] : "",
+			   e->urcu_workers_only && !e->sync ? edge_marks[GRAPH_MARK_URCU] : "");
 	}
-	out_printf("}\n");
+	out_printf(GRAPH_TAIL);
 	out_flush();
 }
 

@@ -1,11 +1,11 @@
-/* The command's log scanner (tools/logparse.c) as pure logic under
+/* The command's log scanner (tools/text_log.c) as pure logic under
  * ASan/UBSan: a log fed in pieces, as `report` reads a big one, gives the
  * same reports, notes and counts as the whole log scanned at once, wherever
  * the pieces are cut, and for every prefix of it (a log cut anywhere). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../tools/logparse.h"
+#include "../../tools/text_log.h"
 
 struct seen {
 	char text[65536];     /* every splat and tracer line passed on, tagged */

@@ -1,6 +1,6 @@
 /* record_test.c - the command's reading of the tracer's records
  * (tools/json_read.c, tools/record.c) and of the text of the same reports
- * (tools/splat_text.c): strict JSON, every prefix of a record refused or
+ * (tools/text_log.c): strict JSON, every prefix of a record refused or
  * read whole, and a report's text and its record giving the same bug key.
  * The reports below are real ones (lock_order abba, cli_misc
  * leak-cache-under-table, lock_unlock_balance bug-mutex-other-thread). */
@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../../tools/bug_key.h"
-#include "../../tools/json_read.h"
+#include "../../tools/group.h"
+#include "../../tools/json.h"
 #include "../../tools/record.h"
+#include "../../tools/text_log.h"
 
 static const char abba_text[] =
 	"======================================================\n"

@@ -1,6 +1,367 @@
-/* A report's text: its structure read back for logs without records (the
- * fallback), pairing a text with its record, and a text made from a record
- * whose report the log lost. What the fallback reads is what a record
+/* The tracer's text read back (text_log.h): finding reports in a log,
+ * reading a report's structure and frames from its text, pairing a text
+ * with its record, and a text made from a record whose report the log
+ * lost. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "text_log.h"
+
+/* ---- finding reports in a log ------------------------------------------------ */
+
+struct line {
+	const char *s;
+	size_t len;        /* without the newline */
+	int terminated;    /* ends with '\n' (else: the end of the buffer) */
+	size_t next;       /* offset of the following line */
+};
+
+static int line_at(const char *buf, size_t len, size_t pos, struct line *l)
+{
+	if (pos >= len)
+		return 0;
+	const char *nl = memchr(buf + pos, '\n', len - pos);
+	l->s = buf + pos;
+	l->len = nl ? (size_t)(nl - l->s) : len - pos;
+	l->terminated = nl != NULL;
+	l->next = pos + l->len + (nl ? 1 : 0);
+	return 1;
+}
+
+static int line_starts_with(const struct line *l, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return l->len >= n && !memcmp(l->s, prefix, n);
+}
+
+/* A rule: at least three c, nothing else (a '\r' from a CRLF copy is fine). */
+static int is_rule(const struct line *l, char c)
+{
+	size_t n = l->len;
+	if (n && l->s[n - 1] == '\r')
+		n--;
+	if (n < 3)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (l->s[i] != c)
+			return 0;
+	return 1;
+}
+
+static int is_header_line(const struct line *l)
+{
+	return line_starts_with(l, "lockdep-rcu ") && memmem(l->s, l->len, ", pid ", 6) != NULL;
+}
+
+/* Could l be the beginning of what is expected, cut by the end of the file? */
+static int prefix_of_rule(const struct line *l, char c)
+{
+	for (size_t i = 0; i < l->len; i++)
+		if (l->s[i] != c)
+			return 0;
+	return 1;
+}
+
+static int prefix_of_header(const struct line *l)
+{
+	static const char head[] = "lockdep-rcu ";
+	size_t n = l->len < sizeof(head) - 1 ? l->len : sizeof(head) - 1;
+	return !memcmp(l->s, head, n);
+}
+
+/* "WARNING: ...", "BUG: ...": an upper-case word and a colon. Checked only
+ * to tell a report cut short from text that merely starts with a rule. */
+static int looks_like_title(const struct line *l)
+{
+	size_t i = 0;
+	while (i < l->len && l->s[i] >= 'A' && l->s[i] <= 'Z')
+		i++;
+	return i > 0 && i < l->len && l->s[i] == ':';
+}
+
+static int could_start_a_title(const struct line *l)
+{
+	size_t i = 0;
+	while (i < l->len && l->s[i] >= 'A' && l->s[i] <= 'Z')
+		i++;
+	return i == l->len || (i > 0 && l->s[i] == ':');
+}
+
+enum header { HEADER_NO, HEADER_YES, HEADER_CUT, HEADER_MORE };
+
+/* Does a splat start at pos? HEADER_CUT: its first lines are there but the
+ * log ends before the header is complete; HEADER_MORE: the same when more
+ * input follows (not final): the answer needs it. *body is the offset
+ * after the '-' rule. */
+static enum header header_at(const char *buf, size_t len, size_t pos, int final, size_t *body)
+{
+	struct line l[4];
+	int have = 0;
+	for (size_t p = pos; have < 4 && line_at(buf, len, p, &l[have]); p = l[have - 1].next) {
+		have++;
+		if (!l[have - 1].terminated)
+			break;
+	}
+	if (have == 0 || l[0].len < 3 || l[0].s[0] != '=')
+		return HEADER_NO;   /* the common case, decided on the first byte */
+	for (int i = 0; i < have; i++) {
+		int full = l[i].terminated;
+		int ok;
+		switch (i) {
+		case 0: ok = full ? is_rule(&l[0], '=') : prefix_of_rule(&l[0], '='); break;
+		case 1: ok = full ? looks_like_title(&l[1]) : could_start_a_title(&l[1]); break;
+		case 2: ok = full ? is_header_line(&l[2]) : prefix_of_header(&l[2]); break;
+		default: ok = full ? is_rule(&l[3], '-') : prefix_of_rule(&l[3], '-'); break;
+		}
+		if (!ok)
+			return HEADER_NO;
+	}
+	if (have == 4 && l[3].terminated) {
+		*body = l[3].next;
+		return HEADER_YES;
+	}
+	if (!final)
+		return HEADER_MORE;
+	/* A rule alone at the very end is more likely the program's own output
+	 * than a report cut inside or right after its first line. */
+	if (have == 1)
+		return HEADER_NO;
+	return HEADER_CUT;
+}
+
+static unsigned long summary_suppressed(const struct line *l)
+{
+	/* "...; 3 suppressed" */
+	const char *p = memmem(l->s, l->len, " suppressed", 11);
+	if (!p)
+		return 0;
+	const char *d = p;
+	while (d > l->s && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	unsigned long n = 0;
+	for (; d < p && n < 1000000000ul; d++)
+		n = n * 10 + (unsigned long)(*d - '0');
+	return n;
+}
+
+static void emit(const char *buf, size_t start, size_t end, const struct log_callbacks *cb, void *ctx,
+		 struct log_scan *out)
+{
+	cb->splat(buf + start, end - start, ctx);
+	out->splats++;
+}
+
+/* At the end of the buffer: "Call Trace:" with no frame after it is a
+ * report cut right there (followed by anything else, it was complete: the
+ * tracer writes a report at once, and the unwinder found no frame). */
+static void emit_or_cut(const char *buf, size_t start, size_t end, size_t trace_start,
+			const struct log_callbacks *cb, void *ctx, struct log_scan *out)
+{
+	if (end == trace_start) {
+		out->truncated++;
+		return;
+	}
+	emit(buf, start, end, cb, ctx, out);
+}
+
+size_t log_scan_part(const char *buf, size_t len, int final, const struct log_callbacks *cb, void *ctx,
+		     struct log_scan *out, int *in_report)
+{
+	enum { OUTSIDE, BODY, TRACE } state = OUTSIDE;
+	size_t start = 0, end = 0;   /* the current splat */
+	size_t trace_start = 0;      /* its first frame */
+	size_t pos = 0;
+	struct line l;
+	*in_report = 0;
+	while (line_at(buf, len, pos, &l)) {
+		if (!final && !l.terminated)
+			goto more;   /* the rest of the line is still to come */
+		size_t body;
+		enum header h = header_at(buf, len, pos, final, &body);
+		if (h == HEADER_MORE)
+			goto more;
+		if (h != HEADER_NO) {
+			if (state == TRACE)
+				emit(buf, start, end, cb, ctx, out);
+			else if (state == BODY)
+				out->truncated++;
+			if (h == HEADER_CUT) {
+				out->truncated++;
+				return len;
+			}
+			state = BODY;
+			start = pos;
+			pos = body;
+			continue;
+		}
+		if (state == BODY) {
+			if (!l.terminated) {
+				out->truncated++;
+				return len;
+			}
+			if (line_starts_with(&l, "SUMMARY: lockdep-rcu:")) {
+				out->truncated++;
+				state = OUTSIDE;
+				continue;   /* read again as a line outside splats */
+			}
+			if (l.len == 11 && !memcmp(l.s, "Call Trace:", 11)) {
+				state = TRACE;
+				end = trace_start = l.next;
+			}
+			pos = l.next;
+			continue;
+		}
+		if (state == TRACE) {
+			if (l.len > 0 && l.s[0] == ' ') {
+				if (!l.terminated) {
+					/* a frame cut short: the stack is incomplete, and
+					 * keying the splat on it would make a bogus group */
+					out->truncated++;
+					return len;
+				}
+				end = l.next;
+				pos = l.next;
+				continue;
+			}
+			emit(buf, start, end, cb, ctx, out);
+			state = OUTSIDE;
+			continue;   /* this line is not part of the splat: read it again outside */
+		}
+		/* outside any splat */
+		if (l.terminated && line_starts_with(&l, "SUMMARY: lockdep-rcu:")) {
+			out->summaries++;
+			out->suppressed += summary_suppressed(&l);
+		} else if (l.terminated && line_starts_with(&l, "lockdep-rcu: ") && cb->tracer_line) {
+			cb->tracer_line(l.s, l.len, ctx);
+		}
+		pos = l.next;
+	}
+	if (!final && state != OUTSIDE)
+		goto more;   /* more frames may follow */
+	if (state == TRACE)
+		emit_or_cut(buf, start, end, trace_start, cb, ctx, out);
+	else if (state == BODY)
+		out->truncated++;
+	return len;
+more:
+	/* Nothing from here on was passed on: the next call reads it again,
+	 * starting outside any splat. */
+	if (state != OUTSIDE) {
+		*in_report = 1;
+		return start;
+	}
+	return pos;
+}
+
+void text_sample_add(struct text_sample *s, const char *buf, size_t len)
+{
+	if (len > TEXT_SAMPLE_BYTES - s->bytes)
+		len = TEXT_SAMPLE_BYTES - s->bytes;
+	const unsigned char *b = (const unsigned char *)buf;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = b[i];
+		if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r' && c != 0x1b) || c == 0x7f) {
+			s->odd++;
+			i++;
+		} else {
+			/* a sequence cut by the end of buf counts as odd: rare enough */
+			size_t n = utf8_sequence(b + i, len - i);
+			s->odd += n == 0;
+			i += n ? n : 1;
+		}
+	}
+	s->bytes += len;
+}
+
+int text_sample_is_binary(const struct text_sample *s)
+{
+	return s->odd * 8 > s->bytes;
+}
+
+/* ---- one frame --------------------------------------------------------------- */
+
+static int is_hex(const char *s, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') || (s[i] >= 'A' && s[i] <= 'F')))
+			return 0;
+	return 1;
+}
+
+/* "0x" followed by hex digits, exactly n bytes. */
+static int is_hex_number(const char *s, size_t n)
+{
+	return n > 2 && s[0] == '0' && s[1] == 'x' && is_hex(s + 2, n - 2);
+}
+
+static unsigned long hex_value(const char *s, size_t n)
+{
+	unsigned long v = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		v = v * 16 + (unsigned long)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return v;
+}
+
+void frame_parse(const char *text, size_t len, struct frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	while (len && *text == ' ') {
+		text++;
+		len--;
+	}
+	while (len && (text[len - 1] == '\r' || text[len - 1] == ' '))
+		len--;
+	f->text = xstrndup(text, len);
+	const char *t = f->text;
+	const char *open = strstr(t, " [");
+	const char *close = open ? strchr(open + 2, ']') : NULL;
+	if (!open || !close) {
+		/* "0xADDR" alone: nothing to resolve it with (no module) */
+		if (is_hex_number(t, strlen(t))) {
+			f->pc = hex_value(t + 2, strlen(t) - 2);
+			f->has_pc = 1;
+		}
+		return;
+	}
+	size_t head = (size_t)(open - t);
+	const char *bracket = open + 2;
+	size_t blen = (size_t)(close - bracket);
+	const char *rest = close + 1;
+	while (*rest == ' ')
+		rest++;
+	if (*rest)
+		f->source = xstrdup(rest);
+	const char *plus = NULL;
+	for (const char *p = bracket; p + 2 < close; p++)
+		if (p[0] == '+' && p[1] == '0' && p[2] == 'x')
+			plus = p;
+	if (is_hex_number(t, head) && plus && is_hex(plus + 3, (size_t)(close - plus - 3))) {
+		/* "0xPC [module+0xoffset]" */
+		f->pc = hex_value(t + 2, head - 2);
+		f->has_pc = 1;
+		f->module = xstrndup(bracket, (size_t)(plus - bracket));
+		f->offset = hex_value(plus + 3, (size_t)(close - plus - 3));
+		f->has_offset = 1;
+	} else if (head > 0) {
+		/* "name+0xoff/0xsize [module]" */
+		const char *fplus = NULL;
+		for (const char *p = t; p + 2 < t + head; p++)
+			if (p[0] == '+' && p[1] == '0' && p[2] == 'x')
+				fplus = p;
+		f->function = xstrndup(t, fplus ? (size_t)(fplus - t) : head);
+		if (blen)
+			f->module = xstrndup(bracket, blen);
+	}
+}
+
+
+/* ---- one report ------------------------------------------------------------- */
+
+/* What the fallback reads is what a record
  * says, so both give the same bug (bug_key.c):
  *
  *   =====                                       line 0
@@ -19,11 +380,6 @@
  *                                               freed before "N locks held by")
  *   Call Trace:
  *    FRAME ...                                  the stack */
-#define _GNU_SOURCE
-#include <stdlib.h>
-#include <string.h>
-#include "splat.h"
-
 struct lines {
 	char **v;
 	size_t n;
@@ -47,17 +403,6 @@ static void lines_free(struct lines *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i]);
 	free(l->v);
-}
-
-static int starts_with(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
 }
 
 /* Where the Call Trace's frames start: the line after "Call Trace:", or 0. */
@@ -269,6 +614,16 @@ static void parse_site(struct splat *s, const struct lines *l)
 	}
 }
 
+/* "lockdep-rcu 0.1, pid 21321, report 3": the pid and the number (0 when
+ * the header has none). */
+static void header_identity(const char *header, int *pid, unsigned long *seq)
+{
+	const char *p = strstr(header, ", pid ");
+	*pid = p ? atoi(p + 6) : 0;
+	const char *r = p ? strstr(p, ", report ") : NULL;
+	*seq = r ? strtoul(r + 9, NULL, 10) : 0;
+}
+
 int splat_parse(const char *text, size_t len, struct splat *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -282,8 +637,7 @@ int splat_parse(const char *text, size_t len, struct splat *s)
 	s->title = xstrdup(l.v[1]);
 	s->kind = xstrdup(splat_kind_of_title(s->title));
 	s->message = xstrdup(l.n > 4 ? l.v[4] : "");
-	const char *pid = strstr(l.v[2], ", pid ");
-	s->pid = pid ? atoi(pid + 6) : 0;
+	header_identity(l.v[2], &s->pid, &s->seq);
 	size_t trace = trace_start(&l);
 	size_t body_end = trace ? trace : l.n;
 	for (size_t i = 4; i < body_end; i++) {
@@ -303,7 +657,7 @@ int splat_parse(const char *text, size_t len, struct splat *s)
 	return 0;
 }
 
-int splat_text_identity(const char *text, size_t len, char **title, int *pid)
+int splat_text_identity(const char *text, size_t len, char **title, int *pid, unsigned long *seq)
 {
 	const char *line1 = memchr(text, '\n', len);
 	const char *line2 = line1 ? memchr(line1 + 1, '\n', len - (size_t)(line1 + 1 - text)) : NULL;
@@ -311,8 +665,7 @@ int splat_text_identity(const char *text, size_t len, char **title, int *pid)
 	if (!line3)
 		return -1;
 	char *header = xstrndup(line2 + 1, (size_t)(line3 - line2 - 1));
-	const char *p = strstr(header, ", pid ");
-	*pid = p ? atoi(p + 6) : 0;
+	header_identity(header, pid, seq);
 	free(header);
 	*title = xstrndup(line1 + 1, (size_t)(line2 - line1 - 1));
 	return 0;
@@ -379,4 +732,51 @@ void splat_make_text(struct splat *s)
 		sb_printf(&b, " %s\n", s->trace[i].text);
 	free(s->text);
 	s->text = sb_detach(&b);
+}
+
+/* ---- reading a rendered text ------------------------------------------------ */
+
+char *splat_text_line(const char *text, size_t index)
+{
+	for (; index && text; index--) {
+		text = strchr(text, '\n');
+		if (text)
+			text++;
+	}
+	if (!text || !*text)
+		return NULL;
+	return xstrndup(text, strcspn(text, "\n"));
+}
+
+/* The innermost lock of a thread-end report, from its text: the last
+ * " #N: ADDR (name){kind}, at: FRAME" line, "(name){kind} held, taken at FRAME". */
+int splat_text_innermost_lock(const char *rendered, struct strbuf *out)
+{
+	const char *last = NULL;
+	size_t locks = 0;
+	for (const char *p = rendered; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, "stack backtrace:", 16))
+			break;
+		size_t n = strcspn(p, "\n");
+		const char *at = memmem(p, n, ", at: ", 6);
+		if (!strncmp(p, " #", 2) && at && memchr(p, '(', (size_t)(at - p))) {
+			last = p;
+			locks++;
+		}
+	}
+	if (!last)
+		return 0;
+	size_t n = strcspn(last, "\n");
+	const char *at = memmem(last, n, ", at: ", 6);
+	const char *open = memchr(last, '(', (size_t)(at - last));
+	sb_add(out, open, (size_t)(at - open));
+	sb_puts(out, " held, taken at ");
+	const char *frame = at + 6;
+	size_t flen = (size_t)(last + n - frame);
+	if (flen >= 10 && !strncmp(frame + flen - 10, " (trylock)", 10))
+		flen -= 10;
+	sb_add(out, frame, flen);
+	if (locks > 1)
+		sb_printf(out, " (the innermost of %zu locks held)", locks);
+	return 1;
 }
