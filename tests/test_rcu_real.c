@@ -155,6 +155,9 @@ Test(rcu_real, call_rcu_data_outside_the_conditions_liburcu_states)
 			    "get_cpu_call_rcu_data() outside an RCU read-side critical section", 20);
 		expect_silent("urcu_rules", *f, "ok-get-cpu-call-rcu-data");
 	}
+	/* liburcu reading its own per-CPU table, under its own lock. */
+	for (const char *const *f = all_flavors; *f; f++)
+		expect_silent("urcu_rules", *f, "ok-create-all-cpu-call-rcu-data");
 	for (const char *const *f = registering_flavors; *f; f++) {
 		char msg[160];
 		snprintf(msg, sizeof(msg), "get_call_rcu_data() by a thread that is not registered with liburcu flavor %s", *f);

@@ -89,8 +89,12 @@ static inline struct call_rcu_data *urcu_get_cpu_call_rcu_data(enum rcu_flavor f
 							       uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
+	/* liburcu calls it too, through its own PLT, from entry points no
+	 * wrapper marks as liburcu's (create_all_cpu_call_rcu_data() reads
+	 * the per-CPU table under its call_rcu_mutex, the update side): a
+	 * call from liburcu's code is liburcu's business. */
 	if (likely(urcu_call_is_ours(ts)) && !urcu_in_read_side(ts, f) &&
-	    !(f == FLAVOR_qsbr && qsbr_thread_is_reader(ts)))
+	    !(f == FLAVOR_qsbr && qsbr_thread_is_reader(ts)) && !is_urcu_code(ip))
 		print_suspicious_rcu_detail(ts, urcu_program_site(ip),
 					    "get_cpu_call_rcu_data() outside an RCU read-side critical section",
 					    "liburcu: the call and the use of the call_rcu_data it returns "

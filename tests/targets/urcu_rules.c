@@ -147,6 +147,33 @@ SCENARIO ok_get_cpu_call_rcu_data(void)
 	printf("done\n");
 }
 
+/* liburcu's own per-CPU setup, from a registered thread outside any read
+ * side, as rcutorture's per-CPU runs do: create_all_cpu_call_rcu_data()
+ * reads the per-CPU table itself, under its own call_rcu_mutex (the
+ * update side); a call_rcu() then goes to a CPU's worker; the teardown
+ * waits for a grace period. All liburcu's business, nothing to report. */
+static void count_callback(struct rcu_head *head)
+{
+	(void)head;
+}
+
+SCENARIO ok_create_all_cpu_call_rcu_data(void)
+{
+	static struct rcu_head head;
+	REGISTER();
+	if (create_all_cpu_call_rcu_data(0)) {
+		perror("create_all_cpu_call_rcu_data");
+		exit(3);
+	}
+	rcu_read_lock();
+	call_rcu(&head, count_callback);
+	rcu_read_unlock();
+	rcu_barrier();
+	free_all_cpu_call_rcu_data();
+	UNREGISTER();
+	printf("done\n");
+}
+
 SCENARIO bug_get_call_rcu_data_unregistered(void)
 {
 	SITE(get_call_rcu_data());
@@ -171,6 +198,7 @@ static const struct scenario scenarios[] = {
 	{ "bug-barrier-in-callback", bug_barrier_in_callback },
 	{ "bug-get-cpu-call-rcu-data-outside-reader", bug_get_cpu_call_rcu_data_outside_reader },
 	{ "ok-get-cpu-call-rcu-data", ok_get_cpu_call_rcu_data },
+	{ "ok-create-all-cpu-call-rcu-data", ok_create_all_cpu_call_rcu_data },
 	{ "bug-get-call-rcu-data-unregistered", bug_get_call_rcu_data_unregistered },
 	{ "ok-get-call-rcu-data", ok_get_call_rcu_data },
 	{ NULL, NULL },
