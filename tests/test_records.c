@@ -301,3 +301,78 @@ Test(records, reports_are_numbered_in_header_and_record)
 	}
 	run_records_free(&rr);
 }
+
+/* Whether buf holds only whole, shortest-form UTF-8 sequences (no
+ * surrogates, nothing above U+10FFFF): what a strict JSON parser takes. */
+static int valid_utf8(const char *buf)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	while (*s) {
+		unsigned c = *s, n, cp, min;
+		if (c < 0x80) {
+			s++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 2, cp = c & 0x1f, min = 0x80;
+		else if ((c & 0xf0) == 0xe0)
+			n = 3, cp = c & 0x0f, min = 0x800;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 4, cp = c & 0x07, min = 0x10000;
+		else
+			return 0;
+		for (unsigned i = 1; i < n; i++) {
+			if ((s[i] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		s += n;
+	}
+	return 1;
+}
+
+/* Lines of text that start with prefix. */
+static int lines_starting(const char *text, const char *prefix)
+{
+	int n = 0;
+	size_t len = strlen(prefix);
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += !strncmp(l, prefix, len);
+	return n;
+}
+
+/* A thread name is the program's to choose, any bytes but NUL. The record
+ * stays strict UTF-8 JSON (what is not UTF-8 is U+FFFD), and no name can
+ * put a line of its own into the text log: control characters are shown
+ * escaped (\x0a), so a title in a name is no title. */
+Test(records, thread_names_that_are_not_utf8_or_hold_a_newline_stay_one_valid_line)
+{
+	struct run_records plain = run_target_records("thread_names", "memb", "plain",
+						      &(struct run_options){ .preload = 1, .timeout = 30 });
+	expect_records(&plain, "suspicious_rcu", 1);
+	const struct record *r = record_nth(&plain, "suspicious_rcu", 0);
+	cr_expect(r && !strcmp(json_member_string(&r->json, "comm") ?: "", "reader-1"), "%s", plain.context);
+	run_records_free(&plain);
+
+	struct run_records bytes = run_target_records("thread_names", "memb", "not-utf8",
+						      &(struct run_options){ .preload = 1, .timeout = 30 });
+	expect_records(&bytes, "suspicious_rcu", 1);
+	cr_expect(valid_utf8(bytes.jsonl), "the records are not UTF-8:\n%s", bytes.jsonl);
+	r = record_nth(&bytes, "suspicious_rcu", 0);
+	cr_expect(r && !strcmp(json_member_string(&r->json, "comm") ?: "", "r\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd(x\xef\xbf\xbd\xef\xbf\xbd"),
+		  "every byte that is not UTF-8 one U+FFFD\n%s", bytes.context);
+	run_records_free(&bytes);
+
+	struct run_records title = run_target_records("thread_names", "memb", "newline-and-title",
+						      &(struct run_options){ .preload = 1, .timeout = 30 });
+	expect_records(&title, "suspicious_rcu", 1);
+	r = record_nth(&title, "suspicious_rcu", 0);
+	cr_expect(r && !strcmp(json_member_string(&r->json, "comm") ?: "", "r\nBUG: fake"), "the record keeps the name\n%s",
+		  title.context);
+	cr_expect_eq(lines_starting(title.log, "BUG:"), 0, "a name made a title line:\n%s", title.log);
+	cr_expect_eq(lines_starting(title.log, "WARNING:"), 1, "%s", title.log);
+	cr_expect(strstr(title.log, "Comm: r\\x0aBUG: fake\n"), "the name, escaped:\n%s", title.log);
+	run_records_free(&title);
+}

@@ -18,7 +18,7 @@ int check_rcu_free(struct thread_state *ts, const char *what, const void *p, siz
 
 static void print_holder(unsigned index, const struct rcu_holder *h, uintptr_t lo)
 {
-	char comm[32];
+	char comm[REPORT_COMM_MAX];
 	report_thread_comm(h->tid, comm, sizeof(comm));
 	enum rcu_flavor flavor = (enum rcu_flavor)(h->section & 0xff);
 	const char *lock_name = flavor < NR_FLAVORS ? flavor_lock_name[flavor] : "rcu_read_lock";

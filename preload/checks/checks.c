@@ -252,7 +252,7 @@ static void print_bad_unlock_body(struct thread_state *ts, void *arg)
 	report_symbolized_ip(e->ip);
 	report_printf("\nbut there are no more locks to release!\n");
 	if (e->holder_tid) {
-		char comm[32];
+		char comm[REPORT_COMM_MAX];
 		report_thread_comm(e->holder_tid, comm, sizeof(comm));
 		report_printf("\nThe lock is held by another thread, %s/%d, which took it at:\n",
 			      comm, e->holder_tid);

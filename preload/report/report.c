@@ -250,35 +250,59 @@ void report_printf(const char *fmt, ...)
 		report_len = sizeof(report_buf) - 1;
 }
 
-const char *report_task_name(void)
+/* A thread's name as the text shows it: a control byte as \xNN, so that
+ * no name (the program's to choose, any bytes) starts a line of its own
+ * in the log, a title for instance. The record keeps the name as it is,
+ * escaped by JSON's rules. */
+static void comm_for_text(const char *raw, char *buf, size_t size)
 {
-	static __thread char name[48];
+	size_t n = 0;
+	for (; *raw && n + 5 < size; raw++) {
+		unsigned char c = (unsigned char)*raw;
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	buf[n] = 0;
+}
+
+/* The calling thread's name, for the text. */
+static void current_comm(char buf[REPORT_COMM_MAX])
+{
 	char comm[17];
 	report_comm(comm);
+	comm_for_text(comm, buf, REPORT_COMM_MAX);
+}
+
+const char *report_task_name(void)
+{
+	static __thread char name[REPORT_TASK_MAX];
+	char comm[REPORT_COMM_MAX];
+	current_comm(comm);
 	snprintf(name, sizeof(name), "%s/%d", comm, (int)report_tid(thread_state()));
 	return name;
 }
 
 void report_thread_comm(int tid, char *buf, size_t size)
 {
-	char path[64];
+	char path[64], comm[32];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-	buf[0] = 0;
 	int fd = in_sandbox() ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(buf, size, "?");
 		return;
 	}
-	ssize_t n = read(fd, buf, size - 1);
+	ssize_t n = read(fd, comm, sizeof(comm) - 1);
 	close(fd);
 	if (n <= 0) {
 		snprintf(buf, size, "?");
 		return;
 	}
-	buf[n] = 0;
-	char *nl = strchr(buf, '\n');
-	if (nl)
-		*nl = 0;
+	if (comm[n - 1] == '\n')   /* the kernel ends the file with one */
+		n--;
+	comm[n] = 0;
+	comm_for_text(comm, buf, size);
 }
 
 static void report_rule(char c, size_t len)
@@ -450,8 +474,8 @@ void report_backtrace_of(int tid, const char *comm, const uintptr_t *frames, siz
 
 void report_backtrace_frames(const uintptr_t *frames, size_t n)
 {
-	char comm[17];
-	report_comm(comm);
+	char comm[REPORT_COMM_MAX];
+	current_comm(comm);
 	print_call_trace(sched_getcpu(), (int)report_tid(thread_state()), comm, frames, n);
 }
 

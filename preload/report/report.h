@@ -75,9 +75,16 @@ void report_backtrace_frames(const uintptr_t *frames, size_t nr_frames);
 /* Another thread's stack, captured earlier by that thread. */
 void report_backtrace_of(int tid, const char *comm, const uintptr_t *frames, size_t nr_frames);
 
+/* A thread's name as reports print it: at most 15 bytes, each control
+ * byte shown as \xNN (4), and the NUL. */
+#define REPORT_COMM_MAX 64
+/* "name/tid". */
+#define REPORT_TASK_MAX (REPORT_COMM_MAX + 16)
+
 /* "comm/tid" of the calling thread. */
 const char *report_task_name(void);
-/* The comm of another thread of this process. */
+/* The name of another thread of this process, as the text shows it (buf
+ * of REPORT_COMM_MAX). */
 void report_thread_comm(int tid, char *buf, size_t size);
 
 /* held[] is full: a one-time notice naming the thread and where. */

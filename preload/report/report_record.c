@@ -75,22 +75,71 @@ static void put(const char *fmt, ...)
 		seg->len += (size_t)n;
 }
 
-/* A JSON string: quotes, backslashes and control bytes escaped; cut at 1 KiB. */
+/* The length of the UTF-8 sequence that starts s (at most left bytes), or
+ * 0 when the bytes there are not one whole, shortest-form sequence of a
+ * code point (surrogates and values above U+10FFFF are not). */
+static size_t utf8_sequence(const unsigned char *s, size_t left)
+{
+	unsigned c = s[0], n, cp, min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f, min = 0x80;
+	else if ((c & 0xf0) == 0xe0)
+		n = 3, cp = c & 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	for (unsigned i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* The contents of a JSON string: quotes, backslashes and control bytes
+ * escaped, and every byte that is not part of a UTF-8 sequence written as
+ * U+FFFD, so that a record is strict UTF-8 JSON whatever bytes a name
+ * holds (a thread's name is the program's to choose). Only whole
+ * sequences are written: a string cut for room stays valid. */
+static void json_escape(const char *s, size_t len, char *buf, size_t size, size_t *out)
+{
+	static const char replacement[] = "\xef\xbf\xbd";
+	size_t n = *out;
+	for (size_t i = 0; i < len && s[i] && n + 8 < size;) {
+		const unsigned char *c = (const unsigned char *)s + i;
+		size_t seq = utf8_sequence(c, strnlen(s + i, len - i));
+		if (*c == '"' || *c == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)*c;
+		} else if (*c < 0x20 || *c == 0x7f) {
+			n += (size_t)snprintf(buf + n, 7, "\\u%04x", *c);
+		} else if (!seq) {
+			memcpy(buf + n, replacement, 3);
+			n += 3;
+		} else {
+			memcpy(buf + n, c, seq);
+			n += seq;
+		}
+		i += seq ? seq : 1;
+	}
+	if (n < size)
+		buf[n] = 0;
+	*out = n;
+}
+
+/* A JSON string; cut at 1 KiB. */
 static void put_string(const char *s, size_t len)
 {
 	char text[1024 + 8];
 	size_t n = 0;
-	for (size_t i = 0; i < len && s[i] && n < sizeof(text) - 8; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\') {
-			text[n++] = '\\';
-			text[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += (size_t)snprintf(text + n, 7, "\\u%04x", c);
-		} else {
-			text[n++] = (char)c;
-		}
-	}
+	json_escape(s, len, text, sizeof(text), &n);
 	text[n] = 0;
 	put("\"%s\"", text);
 }
@@ -298,17 +347,5 @@ void record_frame_text(uintptr_t pc, char *buf, size_t size)
 
 void record_json_escape(const char *s, char *buf, size_t size, size_t *len)
 {
-	for (; *s && *len + 8 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			buf[(*len)++] = '\\';
-			buf[(*len)++] = (char)c;
-		} else if (c < 0x20) {
-			*len += (size_t)snprintf(buf + *len, size - *len, "\\u%04x", c);
-		} else {
-			buf[(*len)++] = (char)c;
-		}
-	}
-	if (*len < size)
-		buf[*len] = 0;
+	json_escape(s, strlen(s), buf, size, len);
 }

@@ -119,14 +119,14 @@ static int holds_anything(const struct thread_snapshot *s)
 
 static void task_of(const struct thread_snapshot *s, char *buf, size_t size)
 {
-	char comm[32];
+	char comm[REPORT_COMM_MAX];
 	report_thread_comm(s->tid, comm, sizeof(comm));
 	snprintf(buf, size, "%s/%d", comm, s->tid);
 }
 
 static void print_held_locks_of(const struct thread_snapshot *s)
 {
-	char task[64];
+	char task[REPORT_TASK_MAX];
 	unsigned nesting[NR_URCU_FLAVORS];
 	task_of(s, task, sizeof(task));
 	inline_nesting_of(s, nesting);
@@ -135,7 +135,7 @@ static void print_held_locks_of(const struct thread_snapshot *s)
 
 static void print_stack_of(const struct thread_snapshot *s)
 {
-	char comm[32];
+	char comm[REPORT_COMM_MAX];
 	report_thread_comm(s->tid, comm, sizeof(comm));
 	const uintptr_t *frames = NULL;
 	size_t n = s->wait.stack ? stack_depot_fetch(s->wait.stack, &frames) : 0;
@@ -203,7 +203,7 @@ static void print_wait_cycle(const struct hang_job *job)
 		return;
 	report_printf("the threads wait for each other:\n ");
 	for (size_t i = 0; i <= n; i++) {
-		char task[64];
+		char task[REPORT_TASK_MAX];
 		task_of(chain[i % n], task, sizeof(task));
 		report_printf("%s%s", i ? " -> " : "", task);
 	}
@@ -216,7 +216,7 @@ static void print_hung_task(struct thread_state *ts, void *arg)
 	const struct hang_job *job = arg;
 	const struct thread_snapshot *s = job->subject;
 	const struct wait_state *w = &s->wait;
-	char task[64], name[256];
+	char task[REPORT_TASK_MAX], name[256];
 	task_of(s, task, sizeof(task));
 	report_lock_name(w->object, lock_class_peek(w->object), lock_type_name(w->lock_kind), name, sizeof(name));
 	report_record_site(w->ip, NULL, 0);
@@ -229,7 +229,7 @@ static void print_hung_task(struct thread_state *ts, void *arg)
 	int owner_tid = lock_owner(w);
 	const struct thread_snapshot *owner = by_tid(job->all, job->n, owner_tid);
 	if (owner) {
-		char owner_task[64];
+		char owner_task[REPORT_TASK_MAX];
 		task_of(owner, owner_task, sizeof(owner_task));
 		const struct held_lock *held = NULL;
 		for (unsigned i = 0; i < owner->depth && !held; i++)
@@ -268,7 +268,7 @@ static void print_hung_task(struct thread_state *ts, void *arg)
 static void report_hung_task(struct thread_state *ts, const struct thread_snapshot *all, size_t n,
 			     const struct thread_snapshot *s, uint64_t now)
 {
-	char comm[32], title[160];
+	char comm[REPORT_COMM_MAX], title[160];
 	report_thread_comm(s->tid, comm, sizeof(comm));
 	snprintf(title, sizeof(title), report_title_format[REPORT_TITLE_HUNG_TASK], comm, s->tid,
 		 tracer_options.hung_task_timeout);
@@ -309,7 +309,7 @@ static void print_stall(struct thread_state *ts, void *arg)
 		const struct held_lock *entered;
 		if (s == waiter || !stalls(s, f, gp, &entered))
 			continue;
-		char task[64];
+		char task[REPORT_TASK_MAX];
 		task_of(s, task, sizeof(task));
 		if (f == FLAVOR_qsbr) {
 			report_printf("\t%s: online, no quiescent state for at least %.1f s\n", task, waited);
@@ -331,7 +331,7 @@ static void print_stall(struct thread_state *ts, void *arg)
 	}
 	if (!nr_stalled)
 		report_printf("\t(no reader found in a read-side critical section begun before the grace period)\n");
-	char waiter_task[64];
+	char waiter_task[REPORT_TASK_MAX];
 	task_of(waiter, waiter_task, sizeof(waiter_task));
 	report_printf("(detected by %s, t=%.1f s waiting for a grace period started %.1f s ago, in ", waiter_task,
 		      waited, waited);
