@@ -35,10 +35,21 @@ struct watched_wait {
 
 #define MAX_WATCHED_WAITS 1024
 
+/* Times the process was stopped, oldest first. When the log is full the
+ * two oldest become one (resumed at the later): a wait that began between
+ * them is then credited with both, so a stall is reported late, never
+ * one that was not. */
+#define MAX_PAUSES 16
+struct pause {
+	uint64_t resumed_at, length;
+};
+
 struct hang_watch {
 	struct watched_wait waits[MAX_WATCHED_WAITS];
 	struct thread_snapshot *threads;
 	size_t capacity;
+	struct pause pauses[MAX_PAUSES];
+	unsigned nr_pauses;
 };
 
 static void *map_pages(size_t size)
@@ -380,11 +391,40 @@ static int copy_threads(struct hang_watch *w, struct thread_state *self, size_t 
 	return 1;
 }
 
+void hang_watch_note_pause(struct hang_watch *w, uint64_t resumed_at, uint64_t length)
+{
+	if (w->nr_pauses == MAX_PAUSES) {
+		w->pauses[1].length += w->pauses[0].length;
+		memmove(&w->pauses[0], &w->pauses[1], (MAX_PAUSES - 1) * sizeof(w->pauses[0]));
+		w->nr_pauses--;
+	}
+	w->pauses[w->nr_pauses++] = (struct pause){ resumed_at, length };
+	/* A stall reported already is due again as much later. */
+	for (size_t i = 0; i < MAX_WATCHED_WAITS; i++)
+		if (w->waits[i].ts)
+			w->waits[i].next_report += length;
+}
+
+/* The time since `since` the process was stopped. */
+static uint64_t paused_after(const struct hang_watch *w, uint64_t since)
+{
+	uint64_t total = 0;
+	for (unsigned i = 0; i < w->nr_pauses; i++)
+		if (w->pauses[i].resumed_at > since)
+			total += w->pauses[i].length;
+	return total;
+}
+
 void hang_watch_scan(struct hang_watch *w, struct thread_state *self, uint64_t now)
 {
 	size_t n;
 	if (!copy_threads(w, self, &n))
 		return;
+	/* A wait begins, in the copies, later by the time the process spent
+	 * stopped since: the reports say how long it waited while running. */
+	for (size_t i = 0; i < n; i++)
+		if (w->threads[i].wait.kind != WAIT_NONE)
+			w->threads[i].wait.since += paused_after(w, w->threads[i].wait.since);
 	for (size_t i = 0; i < MAX_WATCHED_WAITS; i++)
 		w->waits[i].seen = 0;
 	/* 0: not watched (the timeout option is 0) */

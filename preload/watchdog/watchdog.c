@@ -128,6 +128,11 @@ static void sleep_ns(uint64_t ns)
 	}
 }
 
+/* How much later than asked the watchdog may wake before the time is
+ * taken as the process's not running (a loaded machine is late by
+ * milliseconds; a stopped process by as long as it was stopped). */
+#define PAUSE_SLACK_NS 1000000000ull
+
 /* How often to look while waits are announced. */
 static uint64_t poll_interval(void)
 {
@@ -155,9 +160,16 @@ static void *watchdog_main(void *arg)
 		if (!__atomic_load_n(&waiters, __ATOMIC_SEQ_CST) && !__atomic_load_n(&stop_word, __ATOMIC_SEQ_CST))
 			futex(&wake_word, FUTEX_WAIT_PRIVATE, word);
 		__atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
-		sleep_ns(poll_interval());
+		uint64_t interval = poll_interval(), before = now_ns();
+		sleep_ns(interval);
+		uint64_t after = now_ns();
+		/* Woken a second or more later than asked: the process was
+		 * stopped (SIGSTOP, a debugger) or not given a processor; its
+		 * threads waited for nothing meanwhile. */
+		if (watch && after - before > interval + PAUSE_SLACK_NS)
+			hang_watch_note_pause(watch, after, after - before - interval);
 		if (watch && !__atomic_load_n(&stop_word, __ATOMIC_SEQ_CST))
-			hang_watch_scan(watch, ts, now_ns());
+			hang_watch_scan(watch, ts, after);
 	}
 	return NULL;
 }
