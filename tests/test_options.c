@@ -1,8 +1,10 @@
 /* LOCKDEP_RCU_OPTIONS on real runs: where reports go, what the exit status
- * becomes, halting, backtrace depth, the summary line, and bad options that
- * must never stop the program. */
+ * becomes, halting and aborting, backtrace depth, the summary line, bad
+ * options that never stop the program, and files named there that cannot
+ * be read, which do. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
@@ -148,10 +150,22 @@ Test(options, suppressions_file_hides_matching_reports_and_counts_them)
 
 Test(options, bad_suppressions_file_is_named_with_its_line)
 {
-	struct run r = run_demo("suppressions=/nonexistent/supp.txt");
+	char path[] = "/tmp/lockdep-rcu-supp.XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	const char rules[] = "# reviewed\nsuspicious_rcu:route_stats\nno_such_kind:main\n";
+	cr_assert(write(fd, rules, sizeof(rules) - 1) == (ssize_t)(sizeof(rules) - 1));
+	close(fd);
+	char options[128];
+	snprintf(options, sizeof(options), "suppressions=%s", path);
+	struct run r = run_demo(options);
 	cr_expect(strstr(r.err, "lockdep-rcu: ignoring option 'suppressions'"), "%s", r.err);
-	cr_expect_eq(splat_count(r.err), 3, "%s", r.err);
+	char line[160];
+	snprintf(line, sizeof(line), "%s:3:", path);
+	cr_expect(strstr(r.err, line), "the file and line named\n%s", r.err);
+	cr_expect_eq(splat_count(r.err), 3, "nothing suppressed, the run goes on\n%s", r.err);
 	run_free(&r);
+	unlink(path);
 }
 
 Test(options, perturb_keeps_a_correct_program_correct, .timeout = 120)
@@ -162,4 +176,55 @@ Test(options, perturb_keeps_a_correct_program_correct, .timeout = 120)
 	cr_expect(strstr(r.out, "reads 60000 taken 100 last 199 child 0"), "%s", r.out);
 	cr_expect_eq(r.exit_code, 0);
 	run_free(&r);
+}
+
+Test(options, commas_and_spaces_separate_options)
+{
+	struct run r = run_demo("max_frames=1, halt_on_error=1");
+	cr_expect_null(strstr(r.err, "ignoring option"), "%s", r.err);
+	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
+	const char *trace = strstr(r.err, "Call Trace:\n");
+	cr_assert(trace, "%s", r.err);
+	trace += strlen("Call Trace:\n");
+	cr_expect(trace[0] == ' ' && strchr(trace, '\n') && strchr(trace, '\n')[1] != ' ', "one frame:\n%s", r.err);
+	cr_expect_eq(r.exit_code, 66);
+	run_free(&r);
+}
+
+Test(options, abort_on_error_aborts_at_the_first_report)
+{
+	struct run r = run_demo("abort_on_error=1");
+	cr_expect_eq(r.signal, SIGABRT, "signal %d, exit %d\n%s", r.signal, r.exit_code, r.err);
+	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "lockdep-rcu: abort_on_error=1, aborting\n"), "%s", r.err);
+	cr_expect_null(strstr(r.out, "done"), "%s", r.out);
+	run_free(&r);
+}
+
+/* ThreadSanitizer's rule: a suppressions (or class rules) file that cannot
+ * be read stops the program before it runs, since it would run with
+ * nothing suppressed. A malformed one is named and the run goes on
+ * (bad_class_rules_file_is_named in test_lock_classes.c). */
+Test(options, a_file_named_in_the_options_that_cannot_be_read_stops_the_program)
+{
+	static const struct {
+		const char *options, *what;
+		int status;
+	} cases[] = {
+		{ "suppressions=/nonexistent/lockdep-rcu.supp", "suppressions", 66 },
+		{ "class_rules=/nonexistent/lockdep-rcu.rules", "class rules", 66 },
+		{ "exitcode=0:suppressions=/nonexistent/lockdep-rcu.supp", "suppressions", 1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = run_demo(cases[i].options);
+		char expected[160];
+		snprintf(expected, sizeof(expected), "lockdep-rcu: ERROR: cannot read the %s file of LOCKDEP_RCU_OPTIONS: ",
+			 cases[i].what);
+		cr_expect(strstr(r.err, expected), "[%s]\n%s", cases[i].options, r.err);
+		cr_expect(strstr(r.err, "/nonexistent/lockdep-rcu."), "the path named\n%s", r.err);
+		cr_expect_eq(r.exit_code, cases[i].status, "[%s]\n%s", cases[i].options, r.err);
+		cr_expect_str_empty(r.out, "the program never ran:\n%s", r.out);
+		cr_expect_eq(splat_count(r.err), 0, "%s", r.err);
+		run_free(&r);
+	}
 }

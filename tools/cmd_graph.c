@@ -124,8 +124,7 @@ int cmd_graph(int argc, char **argv)
 			while (++i < argc)
 				files[nfiles++] = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "lockdep-rcu graph: unknown option %s\n", argv[i]);
-			usage(stderr);
+			fprintf(stderr, "lockdep-rcu graph: unknown option %s; try 'lockdep-rcu graph --help'\n", argv[i]);
 			goto done;
 		} else {
 			files[nfiles++] = argv[i];

@@ -117,8 +117,7 @@ int cmd_report(int argc, char **argv)
 			while (++i < argc)
 				paths[npaths++] = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "lockdep-rcu report: unknown option %s\n", argv[i]);
-			usage(stderr);
+			fprintf(stderr, "lockdep-rcu report: unknown option %s; try 'lockdep-rcu report --help'\n", argv[i]);
 			goto out;
 		} else {
 			paths[npaths++] = argv[i];

@@ -188,8 +188,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 				return -1;
 			}
 		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "lockdep-rcu run: unknown option %s\n", argv[i]);
-			usage(stderr);
+			fprintf(stderr, "lockdep-rcu run: unknown option %s; try 'lockdep-rcu run --help'\n", argv[i]);
 			return -1;
 		} else {
 			break;

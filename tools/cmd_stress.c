@@ -157,8 +157,7 @@ static int parse_args(int argc, char **argv, struct stress_args *a)
 							  (a->collect.nsymbol_dirs + 1) * sizeof(char *));
 			a->collect.symbol_dirs[a->collect.nsymbol_dirs++] = (char *)v;
 		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "lockdep-rcu stress: unknown option %s\n", argv[i]);
-			usage(stderr);
+			fprintf(stderr, "lockdep-rcu stress: unknown option %s; try 'lockdep-rcu stress --help'\n", argv[i]);
 			return -1;
 		} else {
 			break;

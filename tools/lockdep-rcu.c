@@ -50,7 +50,6 @@ int main(int argc, char **argv)
 		return cmd_stress(argc - 2, argv + 2);
 	if (!strcmp(cmd, "graph"))
 		return cmd_graph(argc - 2, argv + 2);
-	fprintf(stderr, "lockdep-rcu: unknown command '%s'\n", cmd);
-	usage(stderr);
+	fprintf(stderr, "lockdep-rcu: unknown command '%s'; try 'lockdep-rcu --help'\n", cmd);
 	return EXIT_USAGE;
 }

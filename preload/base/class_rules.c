@@ -90,7 +90,7 @@ int class_rules_load(const char *path, char *err, size_t err_size)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, err_size, "%s: %s", path, strerror(errno));
-		return -1;
+		return -2;
 	}
 	size_t len = 0;
 	ssize_t got;

@@ -22,7 +22,7 @@
 #define CLASS_RULES_MAX_DEPTH 8
 
 /* Loads rules from the file at path; returns their number, or -1 with a
- * one-line error naming the file and line. */
+ * one-line error naming the file and line (-2: the file cannot be opened). */
 int class_rules_load(const char *path, char *err, size_t err_size);
 int class_rules_parse(const char *text, size_t len, const char *name, char *err, size_t err_size);
 /* The depth for an init site in `function`, or -1 when no rule matches. */

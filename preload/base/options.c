@@ -76,11 +76,19 @@ static int option_valid(const struct tracer_options *o, const char **why)
 	return 1;
 }
 
-static void bad_option(const char *key, size_t key_len, const char *why)
+/* "lockdep-rcu: ignoring option 'KEY' in LOCKDEP_RCU_OPTIONS: WHY (VALUE)":
+ * the value as given, so that a typo shows. */
+static void bad_option(const char *key, size_t key_len, const char *value, size_t value_len, const char *why)
 {
-	char line[256];
-	int n = snprintf(line, sizeof(line), "lockdep-rcu: ignoring option '%.*s' in LOCKDEP_RCU_OPTIONS: %s\n",
-			 (int)key_len, key, why);
+	char line[512];
+	int n;
+	if (value)
+		n = snprintf(line, sizeof(line),
+			     "lockdep-rcu: ignoring option '%.*s' in LOCKDEP_RCU_OPTIONS: %s, got '%.*s'\n",
+			     (int)key_len, key, why, (int)(value_len > 200 ? 200 : value_len), value);
+	else
+		n = snprintf(line, sizeof(line), "lockdep-rcu: ignoring option '%.*s' in LOCKDEP_RCU_OPTIONS: %s\n",
+			     (int)key_len, key, why);
 	print_text(line, n < 0 ? 0 : (size_t)n > sizeof(line) - 1 ? sizeof(line) - 1 : (size_t)n);
 }
 
@@ -90,12 +98,12 @@ static void apply_option(const char *key, size_t key_len, const char *value, siz
 	struct tracer_options saved = tracer_options;
 #define OPTION_APPLY_INT(name)                                                    \
 	if (parse_int(value, value_len, &tracer_options.name) < 0) {             \
-		bad_option(key, key_len, "expected an integer");                   \
+		bad_option(key, key_len, value, value_len, "expected an integer");                   \
 		return;                                                            \
 	}
 #define OPTION_APPLY_STR(name)                                                    \
 	if (value_len >= sizeof(tracer_options.name)) {                           \
-		bad_option(key, key_len, "value too long");                        \
+		bad_option(key, key_len, NULL, 0, "value too long");                        \
 		return;                                                            \
 	}                                                                          \
 	memcpy(tracer_options.name, value, value_len);                            \
@@ -109,13 +117,13 @@ static void apply_option(const char *key, size_t key_len, const char *value, siz
 #undef OPTION_APPLY
 #undef OPTION_APPLY_INT
 #undef OPTION_APPLY_STR
-	bad_option(key, key_len, "unknown option (help=1 lists them)");
+	bad_option(key, key_len, NULL, 0, "unknown option (help=1 lists them)");
 	return;
 validate:;
 	const char *why;
 	if (!option_valid(&tracer_options, &why)) {
 		tracer_options = saved;
-		bad_option(key, key_len, why);
+		bad_option(key, key_len, value, value_len, why);
 	}
 }
 
@@ -144,21 +152,44 @@ void options_reset(void)
 	tracer_options = default_options;
 }
 
+/* What separates options: the sanitizers' set (':' ',' and white space). */
+static int separator(char c)
+{
+	return c == ':' || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 void options_parse(const char *text, void (*printer)(const char *text, size_t len))
 {
 	print = printer;
 	while (text && *text) {
-		const char *end = strchr(text, ':');
-		size_t len = end ? (size_t)(end - text) : strlen(text);
-		const char *eq = memchr(text, '=', len);
-		if (len == 0) {
-			/* empty field, e.g. "a=1::b=2": nothing to do */
-		} else if (!eq) {
-			bad_option(text, len, "expected key=value");
-		} else {
-			apply_option(text, (size_t)(eq - text), eq + 1, len - (size_t)(eq - text) - 1);
+		if (separator(*text)) {
+			text++;   /* empty fields, "a=1::b=2", "a=1, b=2" */
+			continue;
 		}
-		text = end ? end + 1 : NULL;
+		const char *key = text;
+		while (*text && *text != '=' && !separator(*text))
+			text++;
+		size_t key_len = (size_t)(text - key);
+		if (*text != '=') {
+			bad_option(key, key_len, NULL, 0, "expected key=value");
+			continue;
+		}
+		text++;
+		/* A value may be quoted, ' or ", to hold separators (a path with
+		 * a comma or a space), as the sanitizers allow. */
+		const char *value = text;
+		size_t value_len;
+		if ((*text == '\'' || *text == '"') && strchr(text + 1, *text)) {
+			const char *close = strchr(text + 1, *text);
+			value = text + 1;
+			value_len = (size_t)(close - value);
+			text = close + 1;
+		} else {
+			while (*text && !separator(*text))
+				text++;
+			value_len = (size_t)(text - value);
+		}
+		apply_option(key, key_len, value, value_len);
 	}
 }
 

@@ -1,6 +1,7 @@
-/* Tracer options from LOCKDEP_RCU_OPTIONS: key=value pairs split by ':'
- * (the sanitizers' convention). One table drives parsing, validation and
- * the help=1 listing, so the documentation cannot drift from the code. */
+/* Tracer options from LOCKDEP_RCU_OPTIONS: key=value pairs split by ':',
+ * ',' or white space, a value quoted with ' or " when it holds one (the
+ * sanitizers' convention). One table drives parsing, validation and the
+ * help=1 listing, so the documentation cannot drift from the code. */
 #ifndef LOCKDEP_RCU_OPTIONS_H
 #define LOCKDEP_RCU_OPTIONS_H
 
@@ -13,6 +14,7 @@
 	X(log_path, STR, "", "write reports to this file instead of stderr; %p becomes the pid") \
 	X(exitcode, INT, 66, "exit status of a process that printed a report; 0 keeps the program's own") \
 	X(halt_on_error, INT, 0, "exit with exitcode right after the first report")    \
+	X(abort_on_error, INT, 0, "abort() right after the first report: a core dump, or a debugger stops there") \
 	X(max_frames, INT, 32, "frames in each stack backtrace (1-128)")              \
 	X(pair_frames, INT, 1, "frames kept for each order two locks of one class are taken in, for the report of its inverse (1-32; 1: the lock call's caller, without unwinding)") \
 	X(print_summary, INT, 1, "print one summary line at exit when anything was reported") \

@@ -147,7 +147,7 @@ int suppressions_load(const char *path, char *err, size_t err_size)
 	if (fd < 0) {
 		if (err && err_size)
 			snprintf(err, err_size, "%s: cannot open suppressions file: %s", path, strerror(errno));
-		return -1;
+		return -2;
 	}
 	size_t len = 0;
 	for (;;) {
@@ -172,7 +172,7 @@ int suppressions_load(const char *path, char *err, size_t err_size)
 			if (err && err_size)
 				snprintf(err, err_size, "%s: cannot read suppressions file: %s", path, strerror(errno));
 			close(fd);
-			return -1;
+			return -2;
 		}
 		if (n == 0) {
 			close(fd);

@@ -24,8 +24,8 @@
 
 /* Replaces the rules with those of the file at path. Returns the number of
  * rules, or -1 with a one-line error in err (no newline), naming the file
- * and, for a malformed line, its number: "FILE:LINE: unknown kind 'x'".
- * On error no rule is active. */
+ * and, for a malformed line, its number: "FILE:LINE: unknown kind 'x'";
+ * -2 when the file cannot be opened or read. On error no rule is active. */
 int suppressions_load(const char *path, char *err, size_t err_size);
 
 /* The same from text in memory; name is used in error messages. */

@@ -149,7 +149,10 @@ void lock_class_keys_load_rules(void)
 	if (!tracer_options.class_rules[0])
 		return;
 	char err[512];
-	if (class_rules_load(tracer_options.class_rules, err, sizeof(err)) < 0) {
+	int ret = class_rules_load(tracer_options.class_rules, err, sizeof(err));
+	if (ret == -2)
+		log_output_die_unreadable("class rules", err);
+	if (ret < 0) {
 		char line[700];
 		int n = snprintf(line, sizeof(line),
 				 "lockdep-rcu: ignoring option 'class_rules' in LOCKDEP_RCU_OPTIONS: %s\n", err);

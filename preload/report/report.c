@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -215,7 +216,10 @@ void report_load_suppressions(void)
 	if (!tracer_options.suppressions[0])
 		return;
 	char err[512];
-	if (suppressions_load(tracer_options.suppressions, err, sizeof(err)) < 0) {
+	int ret = suppressions_load(tracer_options.suppressions, err, sizeof(err));
+	if (ret == -2)
+		log_output_die_unreadable("suppressions", err);
+	if (ret < 0) {
 		char line[700];
 		int n = snprintf(line, sizeof(line),
 				 "lockdep-rcu: ignoring option 'suppressions' in LOCKDEP_RCU_OPTIONS: %s\n", err);
@@ -575,6 +579,16 @@ void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t
 			log_output_write_record(job.record, job.record_len);
 	}
 	tracer_lock_release(&symbolizer_lock);
+	if (!job.suppressed && kind < NR_REPORT_KINDS && tracer_options.abort_on_error) {
+		static const char msg[] = "lockdep-rcu: abort_on_error=1, aborting\n";
+		log_output_write(msg, sizeof(msg) - 1);
+		report_print_summary();
+		fflush(NULL);
+		/* The exported abort(), as for _exit() below: SIGABRT with the
+		 * program's handler if any, then a core dump, or the debugger
+		 * stops here with the report's caller on the stack. */
+		abort();
+	}
 	if (!job.suppressed && kind < NR_REPORT_KINDS && tracer_options.halt_on_error) {
 		static const char msg[] = "lockdep-rcu: halt_on_error=1, exiting\n";
 		log_output_write(msg, sizeof(msg) - 1);

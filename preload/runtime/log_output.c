@@ -388,6 +388,17 @@ void log_output_close_at_exit(void)
 	}
 }
 
+void log_output_die_unreadable(const char *what, const char *why)
+{
+	char line[768];
+	int n = snprintf(line, sizeof(line),
+			 "lockdep-rcu: ERROR: cannot read the %s file of LOCKDEP_RCU_OPTIONS: %s; stopping, as the "
+			 "program would run checked otherwise than asked\n",
+			 what, why);
+	log_output_write(line, n < 0 ? 0 : (size_t)n >= sizeof(line) ? sizeof(line) - 1 : (size_t)n);
+	raw_exit_group(tracer_options.exitcode ? tracer_options.exitcode : 1);
+}
+
 void log_output_limit_once(const char *title, const char *detail)
 {
 	/* A handful of distinct limits: remember the titles already printed. */

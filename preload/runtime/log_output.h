@@ -35,6 +35,12 @@ void log_output_note_stderr(void);
  * processes never interleave), looping on short writes and EINTR; errno
  * is preserved. */
 void log_output_write(const char *buf, size_t len);
+/* A file named in LOCKDEP_RCU_OPTIONS (suppressions, class rules) cannot
+ * be read: the program would run checked otherwise than asked (nothing
+ * suppressed), so it stops at once, as ThreadSanitizer does:
+ * "lockdep-rcu: ERROR: cannot read the <what> file of LOCKDEP_RCU_OPTIONS:
+ * <why>; stopping", and the status of exitcode (1 when that is 0). */
+void log_output_die_unreadable(const char *what, const char *why) __attribute__((noreturn));
 /* One line, printed once per title, when a bounded table is full:
  * "lockdep-rcu: BUG: <title> <detail>; the program keeps running". */
 void log_output_limit_once(const char *title, const char *detail);

@@ -83,3 +83,36 @@ Test(options, overlong_values_are_refused)
 	cr_expect_str_empty(tracer_options.log_path);
 	cr_expect(strstr(errors, "value too long"), "%s", errors);
 }
+
+Test(options, commas_and_white_space_separate_as_for_the_sanitizers)
+{
+	parse("max_frames=4,symbolize=0 exitcode=3\thalt_on_error=1\n, :print_summary=0");
+	cr_expect_eq(tracer_options.max_frames, 4);
+	cr_expect_eq(tracer_options.symbolize, 0);
+	cr_expect_eq(tracer_options.exitcode, 3);
+	cr_expect_eq(tracer_options.halt_on_error, 1);
+	cr_expect_eq(tracer_options.print_summary, 0);
+	cr_expect_str_empty(errors);
+}
+
+Test(options, quoted_values_hold_separators)
+{
+	parse("log_path='/tmp/a b,c:d.%p',max_frames=9:suppressions=\"/tmp/x y\"");
+	cr_expect_str_eq(tracer_options.log_path, "/tmp/a b,c:d.%p");
+	cr_expect_eq(tracer_options.max_frames, 9);
+	cr_expect_str_eq(tracer_options.suppressions, "/tmp/x y");
+	cr_expect_str_empty(errors);
+	/* A quote that is never closed is a value like any other. */
+	parse("log_path='/tmp/x:max_frames=3");
+	cr_expect_str_eq(tracer_options.log_path, "'/tmp/x");
+	cr_expect_eq(tracer_options.max_frames, 3);
+}
+
+Test(options, a_bad_value_is_shown_with_its_option)
+{
+	parse("max_frames=abc:exitcode=300:pair_frames=99");
+	cr_expect_eq(lines(errors), 3, "%s", errors);
+	cr_expect(strstr(errors, "'max_frames' in LOCKDEP_RCU_OPTIONS: expected an integer, got 'abc'"), "%s", errors);
+	cr_expect(strstr(errors, "exitcode must be between 0 and 255, got '300'"), "%s", errors);
+	cr_expect(strstr(errors, "got '99'"), "%s", errors);
+}
