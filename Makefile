@@ -154,17 +154,17 @@ $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
 # The command shares the suppressions parser, the option table
 # (preload/base/options.h), the report kinds and titles
 # (preload/base/report_kinds.h) and the demangler with the tracer.
-TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/base/suppressions.c preload/base/suppressions.h preload/base/options.h \
+TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/base/suppressions.c preload/base/suppressions.h preload/base/options.h preload/base/options.c \
 	preload/base/report_kinds.c preload/base/report_kinds.h preload/base/graph_format.h preload/base/record_schema.h \
 	preload/symbolize/demangle.c preload/symbolize/demangle.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -Ipreload -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/base/suppressions.c preload/base/report_kinds.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
+	$(CC) $(CFLAGS) $(WARN) -Ipreload -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/base/options.c preload/base/suppressions.c preload/base/report_kinds.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
 # The same under ASan/UBSan for the test suite; its tracer is the one in build/.
 TOOL_ASAN := $(BUILD)/tests/lockdep-rcu-asan
 $(TOOL_ASAN): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/base/suppressions.c preload/base/report_kinds.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/base/options.c preload/base/suppressions.c preload/base/report_kinds.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
 
 # ---- test targets ---------------------------------------------------------
 define flavored_target

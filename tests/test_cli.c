@@ -86,9 +86,14 @@ Test(cli, run_accepts_every_tracer_option)
 	for (p = strchr(p, '\n'); p && p[1] == ' '; p = strchr(p + 1, '\n')) {
 		char name[64], kv[4200];
 		cr_assert_eq(sscanf(p + 1, " %63s", name), 1);
-		if (cli_ends_with(name, "_path"))
+		if (cli_ends_with(name, "_path")) {
 			snprintf(kv, sizeof(kv), "%s=%s/0", name, dir);
-		else
+		} else if (!strcmp(name, "suppressions") || !strcmp(name, "class_rules")) {
+			/* files to read: one that cannot be read stops the program */
+			snprintf(kv, sizeof(kv), "%s/empty", dir);
+			cli_write(kv, "", 0);
+			snprintf(kv, sizeof(kv), "%s=%s/empty", name, dir);
+		} else
 			snprintf(kv, sizeof(kv), "%s=0", name);
 		struct run r = cli_env(0, NULL, "run", "--option", kv, "--", "/bin/true", NULL);
 		cr_expect_eq(r.exit_code, 0, "%s: %s", kv, r.err);
@@ -124,6 +129,28 @@ Test(cli, version_is_the_tracers)
 }
 
 /* ---- run ----------------------------------------------------------------------- */
+
+/* Options as the tracer splits them (',' and spaces too), and an output
+ * directory whose path holds separators: the command quotes it for the
+ * tracer. */
+Test(cli, run_takes_options_and_paths_as_the_tracer_splits_them)
+{
+	char *base = cli_temp_dir();
+	char dir[4200];
+	snprintf(dir, sizeof(dir), "%s/logs, with: separators", base);
+	struct run r = cli_env(0, NULL, "run", "-o", dir, "--option", "max_frames=2, print_summary=0", "--",
+			       cli_target("cli_misc.memb"), "bug", NULL);
+	cr_expect_eq(r.exit_code, 66, "%s", r.err);
+	cr_expect_null(strstr(r.err, "ignoring option"), "%s", r.err);
+	cr_expect_eq(cli_count_files(dir, "lockdep-rcu."), 3, "the log, its records and the run record in '%s'\n%s",
+		     dir, r.err);
+	run_free(&r);
+	r = cli_env(0, NULL, "run", "--option", "max_frames=2,bogus=1", "--", "/bin/true", NULL);
+	cr_expect_eq(r.exit_code, 125, "%s", r.err);
+	cr_expect(strstr(r.err, "unknown tracer option 'bogus'"), "%s", r.err);
+	run_free(&r);
+	cli_remove_dir(base);
+}
 
 Test(cli, run_logs_one_file_per_process_children_included)
 {

@@ -277,9 +277,7 @@ int cmd_run(int argc, char **argv)
 		if (load_suppressions("run", a.suppressions))
 			goto out;
 		char *abs = path_absolute(a.suppressions);
-		char *kv = xasprintf("suppressions=%s", abs);
-		options_append(&a.options, kv);
-		free(kv);
+		options_append_value(&a.options, "suppressions", abs);
 		free(abs);
 	}
 	if (a.timeout > 0)
@@ -291,9 +289,9 @@ int cmd_run(int argc, char **argv)
 		}
 		/* absolute: children that chdir() still log here */
 		dir = path_absolute(a.dir);
-		char *kv = xasprintf("log_path=%s/lockdep-rcu.%%p.log", dir);
-		options_append(&a.options, kv);
-		free(kv);
+		char *log = xasprintf("%s/lockdep-rcu.%%p.log", dir);
+		options_append_value(&a.options, "log_path", log);
+		free(log);
 		snapshot_take(&before, dir);
 		struct run_record rec = { .program = program };
 		run_record_write(dir, &rec);

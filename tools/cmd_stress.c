@@ -237,8 +237,8 @@ static int start_run(struct stress *s, struct job *j, long index)
 	}
 	struct strbuf options = { 0 };
 	options_append(&options, s->a->options.s);
-	char *kv = xasprintf("log_path=%s/lockdep-rcu.%%p.log", j->dir);
-	options_append(&options, kv);
+	char *kv = xasprintf("%s/lockdep-rcu.%%p.log", j->dir);
+	options_append_value(&options, "log_path", kv);
 	free(kv);
 	options_hang_timeouts(&options, s->a->timeout);
 	if (s->a->perturb) {
@@ -461,9 +461,7 @@ int cmd_stress(int argc, char **argv)
 			goto out;
 		a.collect.use_suppressions = 1;
 		char *abs = path_absolute(a.suppressions);
-		char *kv = xasprintf("suppressions=%s", abs);
-		options_append(&a.options, kv);
-		free(kv);
+		options_append_value(&a.options, "suppressions", abs);
 		free(abs);
 	}
 	if (!(s.dir = make_dir(a.dir)))

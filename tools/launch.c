@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "../preload/base/options.h"
 #include <unistd.h>
 #include "launch.h"
 
@@ -267,17 +268,39 @@ void options_append(struct strbuf *options, const char *kv)
 	sb_puts(options, kv);
 }
 
+void options_append_value(struct strbuf *options, const char *key, const char *value)
+{
+	int plain = 1;
+	for (const char *c = value; *c && plain; c++)
+		plain = !options_separator(*c) && *c != '\'' && *c != '"';
+	/* Quoted as the tracer reads it when the value holds a separator (a
+	 * path with a comma or a space). */
+	char *kv = plain ? xasprintf("%s=%s", key, value)
+			 : xasprintf("%s=%c%s%c", key, strchr(value, '"') ? '\'' : '"', value,
+				     strchr(value, '"') ? '\'' : '"');
+	options_append(options, kv);
+	free(kv);
+}
+
+/* The value of the last `key` in options (as the tracer reads them, the
+ * last wins) into buf, or NULL. */
+static const char *option_value_of(const char *options, const char *key, char *buf, size_t size)
+{
+	const char *found = NULL;
+	struct option_field f;
+	int got;
+	while ((got = options_next(&options, &f)) != 0)
+		if (got > 0 && f.key_len == strlen(key) && !memcmp(f.key, key, f.key_len)) {
+			snprintf(buf, size, "%.*s", (int)f.value_len, f.value);
+			found = buf;
+		}
+	return found;
+}
+
 static int option_given(const char *options, const char *key)
 {
-	size_t n = strlen(key);
-	for (const char *p = options; p && *p;) {
-		if (!strncmp(p, key, n) && p[n] == '=')
-			return 1;
-		p = strchr(p, ':');
-		if (p)
-			p++;
-	}
-	return 0;
+	char buf[16];
+	return option_value_of(options, key, buf, sizeof(buf)) != NULL;
 }
 
 void options_hang_timeouts(struct strbuf *options, double timeout)
@@ -303,17 +326,11 @@ void options_hang_timeouts(struct strbuf *options, double timeout)
 
 int options_exitcode(const char *options)
 {
-	int code = 66;
-	if (!options)
-		return code;
-	char *copy = xstrdup(options), *save = NULL;
-	for (char *t = strtok_r(copy, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
-		long v;
-		if (!strncmp(t, "exitcode=", 9) && parse_long(t + 9, 0, 255, &v) == 0)
-			code = (int)v;
-	}
-	free(copy);
-	return code;
+	char buf[32];
+	long v;
+	if (options && option_value_of(options, "exitcode", buf, sizeof(buf)) && parse_long(buf, 0, 255, &v) == 0)
+		return (int)v;
+	return 66;
 }
 
 pid_t spawn_program(const struct spawn *s, struct strbuf *err)

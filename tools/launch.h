@@ -33,6 +33,8 @@ char *compose_preload(const char *tracer, const char *old);
 
 /* Appends "k=v" to a ':'-separated option string. */
 void options_append(struct strbuf *options, const char *kv);
+/* key=value, the value quoted when it holds a separator. */
+void options_append_value(struct strbuf *options, const char *key, const char *value);
 /* The exitcode the tracer will use with these options (the last valid
  * exitcode=, else the default 66), as the tracer parses them. */
 int options_exitcode(const char *options);

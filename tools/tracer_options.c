@@ -35,15 +35,10 @@ static int is_int(const char *value, size_t len)
 	return !*end && v >= INT_MIN && v <= INT_MAX;
 }
 
-static int check_one(const char *kv, size_t len, struct strbuf *err)
+static int check_one(const struct option_field *f, struct strbuf *err)
 {
-	const char *eq = memchr(kv, '=', len);
-	if (!eq) {
-		sb_printf(err, "--option needs KEY=VALUE, got '%.*s'", (int)len, kv);
-		return -1;
-	}
-	size_t key_len = (size_t)(eq - kv), value_len = len - key_len - 1;
-	const char *value = eq + 1;
+	const char *kv = f->key, *value = f->value;
+	size_t key_len = f->key_len, value_len = f->value_len;
 	for (size_t i = 0; i < NR_TRACER_OPTIONS; i++) {
 		const struct tracer_option *o = &tracer_option_table[i];
 		if (strlen(o->name) != key_len || memcmp(o->name, kv, key_len))
@@ -66,14 +61,18 @@ static int check_one(const char *kv, size_t len, struct strbuf *err)
 	return -1;
 }
 
+/* Split as the tracer splits them (options_next()). */
 int tracer_options_check(const char *options, struct strbuf *err)
 {
-	for (const char *p = options; *p;) {
-		const char *colon = strchr(p, ':');
-		size_t len = colon ? (size_t)(colon - p) : strlen(p);
-		if (len && check_one(p, len, err))   /* an empty field is nothing, as for the tracer */
+	struct option_field f;
+	int got;
+	while ((got = options_next(&options, &f)) != 0) {
+		if (got < 0) {
+			sb_printf(err, "--option needs KEY=VALUE, got '%.*s'", (int)f.key_len, f.key);
 			return -1;
-		p += len + (colon != NULL);
+		}
+		if (check_one(&f, err))
+			return -1;
 	}
 	return 0;
 }

@@ -152,44 +152,56 @@ void options_reset(void)
 	tracer_options = default_options;
 }
 
-/* What separates options: the sanitizers' set (':' ',' and white space). */
-static int separator(char c)
+int options_separator(char c)
 {
 	return c == ':' || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int options_next(const char **text, struct option_field *f)
+{
+	const char *p = *text;
+	while (p && options_separator(*p))
+		p++;   /* empty fields, "a=1::b=2", "a=1, b=2" */
+	if (!p || !*p)
+		return 0;
+	f->key = p;
+	while (*p && *p != '=' && !options_separator(*p))
+		p++;
+	f->key_len = (size_t)(p - f->key);
+	f->value = NULL;
+	f->value_len = 0;
+	if (*p != '=') {
+		*text = p;
+		return -1;
+	}
+	p++;
+	/* A value may be quoted, ' or ", to hold separators (a path with a
+	 * comma or a space), as the sanitizers allow. */
+	const char *close = (*p == '\'' || *p == '"') ? strchr(p + 1, *p) : NULL;
+	if (close) {
+		f->value = p + 1;
+		f->value_len = (size_t)(close - f->value);
+		p = close + 1;
+	} else {
+		f->value = p;
+		while (*p && !options_separator(*p))
+			p++;
+		f->value_len = (size_t)(p - f->value);
+	}
+	*text = p;
+	return 1;
 }
 
 void options_parse(const char *text, void (*printer)(const char *text, size_t len))
 {
 	print = printer;
-	while (text && *text) {
-		if (separator(*text)) {
-			text++;   /* empty fields, "a=1::b=2", "a=1, b=2" */
-			continue;
-		}
-		const char *key = text;
-		while (*text && *text != '=' && !separator(*text))
-			text++;
-		size_t key_len = (size_t)(text - key);
-		if (*text != '=') {
-			bad_option(key, key_len, NULL, 0, "expected key=value");
-			continue;
-		}
-		text++;
-		/* A value may be quoted, ' or ", to hold separators (a path with
-		 * a comma or a space), as the sanitizers allow. */
-		const char *value = text;
-		size_t value_len;
-		if ((*text == '\'' || *text == '"') && strchr(text + 1, *text)) {
-			const char *close = strchr(text + 1, *text);
-			value = text + 1;
-			value_len = (size_t)(close - value);
-			text = close + 1;
-		} else {
-			while (*text && !separator(*text))
-				text++;
-			value_len = (size_t)(text - value);
-		}
-		apply_option(key, key_len, value, value_len);
+	struct option_field f;
+	int got;
+	while ((got = options_next(&text, &f)) != 0) {
+		if (got < 0)
+			bad_option(f.key, f.key_len, NULL, 0, "expected key=value");
+		else
+			apply_option(f.key, f.key_len, f.value, f.value_len);
 	}
 }
 

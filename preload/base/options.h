@@ -56,6 +56,19 @@ extern struct tracer_options tracer_options;
  * `print` (as is help=1's listing), and keep defaults. */
 void options_init(void (*print)(const char *text, size_t len));
 
+/* The fields of an options string, one at a time, for the tracer and the
+ * command line alike: ':' ',' and white space separate, a value quoted
+ * with ' or " (a closing quote follows) may hold them. Returns 1 with
+ * *f set and *text advanced; -1 for a field without '=' (f->key set);
+ * 0 at the end. */
+struct option_field {
+	const char *key, *value;
+	size_t key_len, value_len;
+};
+int options_next(const char **text, struct option_field *f);
+/* Whether c separates options. */
+int options_separator(char c);
+
 /* The parser itself, for options_init() and the unit tests: applies text
  * onto tracer_options; options_reset() restores the defaults. */
 void options_parse(const char *text, void (*print)(const char *text, size_t len));
