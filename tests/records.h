@@ -25,7 +25,7 @@ struct record_frame {
 
 struct record_lock {
 	const char *role;       /* acquiring, holding, chain, held, released,
-				 * freed, leaked, reader */
+				 * freed, leaked, reader, usage, stalling */
 	const char *name;
 	const char *kind;       /* mutex, rwlock-read, rcu, ...; in a dependency
 				 * lock, read, sync */
