@@ -41,6 +41,7 @@ static int record_parse(const char *line, size_t len, struct record *r)
 	r->title = string_of(v, "title");
 	r->message = string_of(v, "message");
 	r->bug = string_of(v, "bug");
+	r->comm = string_of(v, "comm");
 	double n;
 	if (!json_member_number(v, "pid", &n))
 		r->pid = (long)n;
@@ -59,6 +60,7 @@ static int record_parse(const char *line, size_t len, struct record *r)
 			out->role = string_of(l, "role");
 			out->name = string_of(l, "name");
 			out->kind = string_of(l, "kind");
+			out->address = string_of(l, "address");
 			const struct json_value *at = json_member(l, "acquired_at");
 			out->has_acquired_at = at != NULL;
 			frame_of(at, &out->acquired_at);
@@ -285,6 +287,14 @@ int record_has_frame(const struct record *r, const char *function)
 		if (r->frames[i].function && !strcmp(r->frames[i].function, function))
 			return 1;
 	return 0;
+}
+
+int record_frame_at(const struct record *r, const char *function, const char *file, int line)
+{
+	for (size_t i = 0; i < r->frame_count; i++)
+		if (frame_matches(&r->frames[i], function, file, line))
+			return (int)i;
+	return -1;
 }
 
 int record_message_ends(const struct record *r, const char *suffix)

@@ -25,10 +25,11 @@ struct record_frame {
 
 struct record_lock {
 	const char *role;       /* acquiring, holding, chain, held, released,
-				 * freed, leaked, reader */
+				 * freed, leaked, reader, usage, stalling */
 	const char *name;
 	const char *kind;       /* mutex, rwlock-read, rcu, ...; in a dependency
 				 * lock, read, sync */
+	const char *address;    /* "0x...", NULL when not recorded */
 	int has_acquired_at;
 	struct record_frame acquired_at;
 };
@@ -39,6 +40,7 @@ struct record {
 	const char *message;    /* its first line after the header */
 	const char *bug;        /* the bug hash */
 	long pid, tid;
+	const char *comm;       /* the thread's name, NULL when not recorded */
 	long seq;               /* the report's number in its process, 0 if absent */
 	struct record_frame site;
 	struct record_lock *locks;
@@ -89,6 +91,9 @@ int record_lock_count(const struct record *r, const char *role);
 const char *record_lock_list(const struct record *r, char *buf, size_t size);
 /* The Call Trace has a frame in function. */
 int record_has_frame(const struct record *r, const char *function);
+/* The index (from 0, innermost first) of the first Call Trace frame that is
+ * function at file:line (as frame_matches), or -1. */
+int record_frame_at(const struct record *r, const char *function, const char *file, int line);
 /* The message ends with suffix. */
 int record_message_ends(const struct record *r, const char *suffix);
 /* The first record of kind (NULL: any) whose message contains text, or NULL. */
@@ -148,6 +153,18 @@ const struct record *record_saying(const struct run_records *rr, const char *kin
 			break;                                                                             \
 		cr_expect(record_has_frame(rec_, (function)), "expected a frame in %s in the Call Trace\n%s", \
 			  (function), (rr)->context);                                                      \
+	} while (0)
+
+/* The record's Call Trace has a frame in function at file:line (see
+ * frame_matches). */
+#define expect_frame_at(rr, rec, function, file, line)                                                     \
+	do {                                                                                               \
+		const struct record *rec_ = (rec);                                                         \
+		if (!rec_)                                                                                 \
+			break;                                                                             \
+		cr_expect(record_frame_at(rec_, (function), (file), (line)) >= 0,                         \
+			  "expected a frame in %s at %s:%d in the Call Trace\n%s", RECORDS_STR(function),      \
+			  RECORDS_STR(file), (int)(line), (rr)->context);                                  \
 	} while (0)
 
 /* The record's message ends with suffix. */

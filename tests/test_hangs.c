@@ -6,48 +6,83 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
+#include "records.h"
 #include "cli_helpers.h"
 
-static struct run run_hangs(const char *flavor, const char *scenario, const char *seconds, const char *options,
-			    double timeout)
+#define STALL_KIND "rcu_stall"
+#define HUNG_KIND "hung_task"
+
+/* hangs.<flavor> <scenario> [seconds], its reports to a log and its
+ * records read back. */
+static struct run_records run_hangs(const char *flavor, const char *scenario, const char *seconds,
+				    const char *options, double timeout)
 {
 	struct run_options o = { .preload = 1, .options = options, .timeout = timeout };
 	char path[4096];
 	snprintf(path, sizeof(path), "%s", build_path("targets/hangs."));
 	strncat(path, flavor, sizeof(path) - strlen(path) - 1);
 	char *argv[] = { path, (char *)scenario, (char *)seconds, NULL };
-	return run_program(argv, &o);
+	return run_program_records(argv, &o);
+}
+
+/* The record's message starts with prefix. */
+static int message_starts(const struct record *r, const char *prefix)
+{
+	return r && r->message && !strncmp(r->message, prefix, strlen(prefix));
+}
+
+/* The record's message contains text. */
+static int message_has(const struct record *r, const char *text)
+{
+	return r && r->message && strstr(r->message, text);
 }
 
 /* The reader stays in its read side for stall_timeout + 2.5 s: the warning
- * comes out while it is there, names it and where it entered. */
+ * comes out while it is there, names it and where it entered, and is
+ * about the updater waiting at its synchronize_rcu(). */
 static void expect_stall(const char *flavor)
 {
-	struct run r = run_hangs(flavor, "reader-stalls-grace-period", "5", "stall_timeout=2", 20);
-	cr_assert_eq(r.exit_code, 66, "%s: %s", flavor, r.err);
-	cr_expect(strstr(r.out, "done\n"), "the program finished: %s", r.out);
-	char title[64];
-	snprintf(title, sizeof(title), "INFO: rcu_%s detected stalls on tasks:\n", flavor);
-	cr_expect_eq(count_of(r.err, title), 1, "%s: one warning (the next is due at 4x): %s", flavor, r.err);
-	int site = target_site_line(&r, 1);
-	char entered[128];
+	struct run_records rr = run_hangs(flavor, "reader-stalls-grace-period", "5", "stall_timeout=2", 20);
+	cr_assert_eq(rr.run.exit_code, 66, "%s: %s", flavor, rr.context);
+	cr_expect(strstr(rr.run.out, "done\n"), "the program finished: %s", rr.run.out);
+	/* one warning (the next is due at 4x), and no other report */
+	expect_records(&rr, STALL_KIND, 1);
+	expect_records(&rr, NULL, 1);
+	const struct record *r = expect_record_at(&rr, STALL_KIND, "reader_stalls_grace_period", "hangs.c", 0);
+	char title[64], lock[64], list[160];
+	snprintf(title, sizeof(title), "INFO: rcu_%s detected stalls on tasks:", flavor);
+	if (r)
+		cr_expect_str_eq(r->title ? r->title : "", title, "%s", rr.context);
+	snprintf(lock, sizeof(lock), "rcu_read_lock_%s", flavor);
+	cr_expect(message_starts(r, "\tstuck_reader/"), "%s: the stalling thread\n%s", flavor, rr.context);
 	if (!strcmp(flavor, "qsbr")) {
-		cr_expect(strstr(r.err, "\tstuck_reader/"), "%s", r.err);
-		cr_expect(strstr(r.err, ": online, no quiescent state for at least 2."), "%s", r.err);
+		cr_expect(message_has(r, ": online, no quiescent state for at least 2."), "%s", rr.context);
+		snprintf(list, sizeof(list), "stalling:%s{rcu}", lock);
+		expect_lock_list(&rr, r, list);
 	} else {
-		snprintf(entered, sizeof(entered), "in a read-side critical section for at least 2.");
-		cr_expect(strstr(r.err, entered), "%s", r.err);
-		snprintf(entered, sizeof(entered), "entered at stuck_reader+");
-		cr_expect(strstr(r.err, entered), "%s", r.err);
-		snprintf(entered, sizeof(entered), "tests/targets/hangs.c:%d\n", site);
-		cr_expect(strstr(r.err, entered), "%s: entry site %s in %s", flavor, entered, r.err);
-		cr_expect(strstr(r.err, "1 lock held by stuck_reader/"), "its held locks: %s", r.err);
+		int site = target_site_line(&rr.run, 1);
+		char entered[128];
+		cr_expect(message_has(r, ": in a read-side critical section for at least 2."), "%s", rr.context);
+		cr_expect(message_has(r, ", entered at stuck_reader+"), "%s", rr.context);
+		snprintf(entered, sizeof(entered), "tests/targets/hangs.c:%d", site);
+		expect_message_ends(&rr, r, entered);
+		/* the section stalling, and the one lock stuck_reader holds */
+		snprintf(list, sizeof(list), "stalling:%s{rcu} held:%s{rcu}", lock, lock);
+		expect_lock_list(&rr, r, list);
+		for (size_t i = 0; r && i < r->lock_count; i++)
+			cr_expect(r->locks[i].has_acquired_at &&
+					  frame_matches(&r->locks[i].acquired_at, "stuck_reader", "hangs.c", site),
+				  "%s: the %s section entered at stuck_reader hangs.c:%d\n%s", flavor, r->locks[i].role,
+				  site, rr.context);
 	}
-	cr_expect(strstr(r.err, "(detected by updater/"), "%s", r.err);
-	cr_expect(strstr(r.err, "Comm: updater\nCall Trace:\n reader_stalls_grace_period+"),
-		  "the waiting thread's stack: %s", r.err);
-	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 1 report: 1 RCU stall"), "%s", r.err);
-	run_free(&r);
+	/* the waiting thread's stack; who detected it, which the record (the
+	 * watchdog's) does not say */
+	cr_expect(r && r->frame_count && frame_matches(&r->frames[0], "reader_stalls_grace_period", "hangs.c", 0),
+		  "the waiting thread's stack\n%s", rr.context);
+	cr_expect(strstr(rr.log, "(detected by updater/"), "%s", rr.context);
+	cr_expect(strstr(rr.log, "Comm: updater\nCall Trace:\n reader_stalls_grace_period+"), "%s", rr.context);
+	cr_expect(strstr(rr.log, "SUMMARY: lockdep-rcu: 1 report: 1 RCU stall"), "%s", rr.context);
+	run_records_free(&rr);
 }
 
 Test(hangs, reader_stuck_in_read_side_gives_the_stall_warning_memb, .timeout = 30) { expect_stall("memb"); }
@@ -59,18 +94,70 @@ Test(hangs, online_qsbr_thread_without_quiescent_state_gives_the_stall_warning, 
 /* Stalls repeat at growing intervals: 2 s, then 2 + 6 = 8 s. */
 Test(hangs, stall_warnings_back_off, .timeout = 30)
 {
-	struct run r = run_hangs("memb", "reader-stalls-grace-period", "9", "stall_timeout=2", 25);
-	cr_expect_eq(count_of(r.err, "INFO: rcu_memb detected stalls on tasks:\n"), 2, "%s", r.err);
-	cr_expect(strstr(r.err, "for at least 8."), "the second after 8 s: %s", r.err);
-	run_free(&r);
+	struct run_records rr = run_hangs("memb", "reader-stalls-grace-period", "9", "stall_timeout=2", 25);
+	expect_records(&rr, STALL_KIND, 2);
+	expect_records(&rr, NULL, 2);
+	cr_expect(message_has(record_nth(&rr, STALL_KIND, 0), " for at least 2."), "the first after 2 s: %s",
+		  rr.context);
+	cr_expect(message_has(record_nth(&rr, STALL_KIND, 1), " for at least 8."), "the second after 8 s: %s",
+		  rr.context);
+	run_records_free(&rr);
 }
 
 Test(hangs, stall_warning_off_with_zero)
 {
-	struct run r = run_hangs("memb", "reader-stalls-grace-period", "3", "stall_timeout=0", 20);
-	cr_expect_eq(r.exit_code, 0, "%s", r.err);
-	cr_expect_str_empty(r.err, "%s", r.err);
-	run_free(&r);
+	struct run_records rr = run_hangs("memb", "reader-stalls-grace-period", "3", "stall_timeout=0", 20);
+	expect_no_reports(&rr);
+	run_records_free(&rr);
+}
+
+/* The hung-task record of the task whose message starts with "<task>/". */
+static const struct record *hung_task_of(const struct run_records *rr, const char *task)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "%s/", task);
+	for (int i = 0; record_nth(rr, HUNG_KIND, i); i++)
+		if (message_starts(record_nth(rr, HUNG_KIND, i), prefix))
+			return record_nth(rr, HUNG_KIND, i);
+	return NULL;
+}
+
+/* The hung-task record of `task`: its title, "<task>/<tid> is blocked
+ * acquiring lock:", at `function` in hangs.c, the innermost frame there;
+ * the lock it waits for (of name and kind) and the same lock held, by a
+ * thread that took it in `holder_function`. */
+static const struct record *expect_hung_task(const struct run_records *rr, const char *task, const char *function,
+					     const char *lock, const char *kind, const char *holder_kind,
+					     const char *holder_function)
+{
+	const struct record *r = hung_task_of(rr, task);
+	cr_expect(r, "a hung-task report of %s\n%s", task, rr->context);
+	if (!r)
+		return NULL;
+	long tid = -1;
+	char want[256];
+	snprintf(want, sizeof(want), "%s/%%ld is blocked acquiring lock:", task);
+	cr_expect_eq(sscanf(r->message, want, &tid), 1, "%s", rr->context);
+	snprintf(want, sizeof(want), "%s/%ld is blocked acquiring lock:", task, tid);
+	cr_expect_str_eq(r->message, want, "%s", rr->context);
+	snprintf(want, sizeof(want), "INFO: task %s:%ld blocked for more than 2 seconds.", task, tid);
+	cr_expect_str_eq(r->title ? r->title : "", want, "%s", rr->context);
+	cr_expect(frame_matches(&r->site, function, "hangs.c", 0), "%s blocked in %s\n%s", task, function, rr->context);
+	cr_expect(r->frame_count && frame_matches(&r->frames[0], function, "hangs.c", 0), "%s's stack\n%s", task,
+		  rr->context);
+	const struct record_lock *acquiring = record_lock(r, "acquiring", lock);
+	const struct record_lock *holding = record_lock(r, "holding", lock);
+	cr_expect(acquiring && acquiring->kind && !strcmp(acquiring->kind, kind), "%s waits for %s{%s}\n%s", task,
+		  lock, kind, rr->context);
+	cr_expect(holding && holding->kind && !strcmp(holding->kind, holder_kind) && holding->has_acquired_at &&
+			  frame_matches(&holding->acquired_at, holder_function, "hangs.c", 0),
+		  "%s{%s} held, taken in %s\n%s", lock, holder_kind, holder_function, rr->context);
+	cr_expect(acquiring && holding && acquiring->address && holding->address &&
+			  !strcmp(acquiring->address, holding->address),
+		  "the lock waited for is the one held\n%s", rr->context);
+	cr_expect_eq(record_lock_count(r, "acquiring"), 1, "%s", rr->context);
+	cr_expect_eq(record_lock_count(r, "holding"), 1, "%s", rr->context);
+	return r;
 }
 
 /* Two threads deadlock on locks on their own stacks, which the validator
@@ -78,71 +165,85 @@ Test(hangs, stall_warning_off_with_zero)
  * holder, with every thread's locks. */
 Test(hangs, deadlock_on_stack_locks_gives_hung_task_reports_naming_both, .timeout = 30)
 {
-	struct run r = run_hangs("memb", "stack-locks-deadlock", NULL, "hung_task_timeout=2", 6);
-	cr_expect(r.timed_out, "it really deadlocks");
-	cr_expect(strstr(r.out, "deadlocking\n"), "%s", r.out);
-	cr_expect(strstr(r.err, "INFO: task abba_a:"), "%s", r.err);
-	cr_expect(strstr(r.err, "INFO: task abba_b:"), "%s", r.err);
-	cr_expect(strstr(r.err, " blocked for more than 2 seconds.\n"), "%s", r.err);
-	cr_expect(strstr(r.err, "is blocked acquiring lock:\n"), "%s", r.err);
-	cr_expect(strstr(r.err, "which is held by abba_b/"), "%s", r.err);
-	cr_expect(strstr(r.err, "which is held by abba_a/"), "%s", r.err);
-	cr_expect(strstr(r.err, "*** DEADLOCK ***"), "%s", r.err);
-	cr_expect(strstr(r.err, "\nShowing all locks held in the system:\n1 lock held by abba_"), "%s", r.err);
-	cr_expect(strstr(r.err, "Comm: abba_a\nCall Trace:\n abba_thread+"), "%s", r.err);
-	/* the two stack locks, by address, each held by one and waited for by the other */
-	const char *a = strstr(r.err, "abba_a/");
-	cr_assert(a);
-	cr_expect(!strstr(r.err, "WARNING: possible circular locking dependency"),
-		  "locks on stacks are not classed: %s", r.err);
-	run_free(&r);
+	struct run_records rr = run_hangs("memb", "stack-locks-deadlock", NULL, "hung_task_timeout=2", 6);
+	cr_expect(rr.run.timed_out, "it really deadlocks");
+	cr_expect(strstr(rr.run.out, "deadlocking\n"), "%s", rr.run.out);
+	/* hung-task reports only: locks on stacks are not classed, no
+	 * circular dependency */
+	cr_expect_geq(records_of_kind(&rr, HUNG_KIND), 2, "%s", rr.context);
+	expect_records(&rr, NULL, records_of_kind(&rr, HUNG_KIND));
+	const struct record *a = expect_hung_task(&rr, "abba_a", "abba_thread", "pthread_mutex_t", "mutex", "mutex",
+						  "abba_thread");
+	const struct record *b = expect_hung_task(&rr, "abba_b", "abba_thread", "pthread_mutex_t", "mutex", "mutex",
+						  "abba_thread");
+	/* the two stack locks, by address, each held by one and waited for by
+	 * the other; both held ("Showing all locks held in the system") */
+	const struct record_lock *la = a ? record_lock(a, "acquiring", NULL) : NULL;
+	const struct record_lock *lb = b ? record_lock(b, "acquiring", NULL) : NULL;
+	cr_expect(la && lb && la->address && lb->address && strcmp(la->address, lb->address),
+		  "two locks\n%s", rr.context);
+	for (const struct record *r = a; r && la && lb; r = r == a ? b : NULL) {
+		int held_a = 0, held_b = 0;
+		for (size_t i = 0; i < r->lock_count; i++)
+			if (r->locks[i].role && !strcmp(r->locks[i].role, "held") && r->locks[i].address) {
+				held_a |= !strcmp(r->locks[i].address, la->address);
+				held_b |= !strcmp(r->locks[i].address, lb->address);
+			}
+		cr_expect(held_a && held_b, "both locks held\n%s", rr.context);
+	}
+	/* who holds it, and the system's locks, only the text says */
+	cr_expect(strstr(rr.log, "which is held by abba_b/"), "%s", rr.context);
+	cr_expect(strstr(rr.log, "which is held by abba_a/"), "%s", rr.context);
+	cr_expect(strstr(rr.log, "*** DEADLOCK ***"), "%s", rr.context);
+	cr_expect(strstr(rr.log, "\nShowing all locks held in the system:\n1 lock held by abba_"), "%s", rr.context);
+	cr_expect(strstr(rr.log, "Comm: abba_a\nCall Trace:\n abba_thread+"), "%s", rr.context);
+	run_records_free(&rr);
 }
 
 /* A reader blocked on an rwlock a writer keeps: the hung-task report names
  * the rwlock, its writer and the reader's rdlock, and the program goes on. */
 Test(hangs, reader_blocked_by_a_writer_gives_the_hung_task_report, .timeout = 30)
 {
-	struct run r = run_hangs("memb", "rwlock-writer-keeps-it", "4", "hung_task_timeout=2", 20);
-	cr_expect_eq(r.exit_code, 66, "%s", r.err);
-	cr_expect(strstr(r.out, "done\n"), "the program finished: %s", r.out);
-	cr_expect_eq(count_of(r.err, "INFO: task blocked_reader:"), 1, "%s", r.err);
-	cr_expect(strstr(r.err, " blocked for more than 2 seconds.\n"), "%s", r.err);
-	cr_expect(strstr(r.err, "(table_lock)"), "names the rwlock: %s", r.err);
-	cr_expect(strstr(r.err, "keeping_writer/"), "names the writer: %s", r.err);
-	cr_expect(strstr(r.err, "Comm: blocked_reader\nCall Trace:\n blocked_reader+"), "the reader's stack: %s", r.err);
-	run_free(&r);
+	struct run_records rr = run_hangs("memb", "rwlock-writer-keeps-it", "4", "hung_task_timeout=2", 20);
+	cr_expect_eq(rr.run.exit_code, 66, "%s", rr.context);
+	cr_expect(strstr(rr.run.out, "done\n"), "the program finished: %s", rr.run.out);
+	expect_records(&rr, HUNG_KIND, 1);
+	expect_records(&rr, NULL, 1);
+	expect_hung_task(&rr, "blocked_reader", "blocked_reader", "table_lock", "rwlock-read", "rwlock-write",
+			 "keeping_writer");
+	/* the writer thread, and the reader's stack under its name: the text */
+	cr_expect(strstr(rr.log, "which is held by keeping_writer/"), "names the writer: %s", rr.context);
+	cr_expect(strstr(rr.log, "Comm: blocked_reader\nCall Trace:\n blocked_reader+"), "the reader's stack: %s",
+		  rr.context);
+	run_records_free(&rr);
 	/* its twin: the writer keeps it for less than the timeout, not a word */
-	r = run_hangs("memb", "rwlock-writer-keeps-it", "1", "hung_task_timeout=3", 20);
-	cr_expect_eq(r.exit_code, 0, "%s", r.err);
-	cr_expect_str_eq(r.out, "done\n");
-	cr_expect_str_empty(r.err, "%s", r.err);
-	run_free(&r);
+	rr = run_hangs("memb", "rwlock-writer-keeps-it", "1", "hung_task_timeout=3", 20);
+	expect_no_reports(&rr);
+	cr_expect_str_eq(rr.run.out, "done\n");
+	run_records_free(&rr);
 }
 
 /* A condition variable waited on longer than both timeouts, a mutex held
  * by another thread for a second: correct programs, not a word. */
 Test(hangs, long_condition_wait_and_short_lock_wait_are_quiet, .timeout = 30)
 {
-	struct run r = run_hangs("memb", "long-condition-wait", "4", "hung_task_timeout=2:stall_timeout=2", 20);
-	cr_expect_eq(r.exit_code, 0, "%s", r.err);
-	cr_expect_str_empty(r.err, "%s", r.err);
-	run_free(&r);
-	r = run_hangs("memb", "short-lock-wait", NULL, "hung_task_timeout=2", 20);
-	cr_expect_eq(r.exit_code, 0, "%s", r.err);
-	cr_expect_str_empty(r.err, "%s", r.err);
-	run_free(&r);
+	struct run_records rr = run_hangs("memb", "long-condition-wait", "4", "hung_task_timeout=2:stall_timeout=2", 20);
+	expect_no_reports(&rr);
+	run_records_free(&rr);
+	rr = run_hangs("memb", "short-lock-wait", NULL, "hung_task_timeout=2", 20);
+	expect_no_reports(&rr);
+	run_records_free(&rr);
 }
 
 /* The watchdog is started by the first wait that lasts, never before: a
  * program that never blocks has no thread of ours. */
 Test(hangs, no_watchdog_thread_unless_something_blocks, .timeout = 30)
 {
-	struct run r = run_hangs("memb", "threads-around-waits", NULL, NULL, 20);
-	cr_expect_eq(r.exit_code, 0, "%s", r.err);
-	cr_expect(strstr(r.out, "after a condition wait: hangs.memb \n"), "%s", r.out);
-	cr_expect(strstr(r.out, "after a lock wait: hangs.memb lockdep-watch \n"), "%s", r.out);
-	cr_expect_str_empty(r.err, "%s", r.err);
-	run_free(&r);
+	struct run_records rr = run_hangs("memb", "threads-around-waits", NULL, NULL, 20);
+	expect_no_reports(&rr);
+	cr_expect(strstr(rr.run.out, "after a condition wait: hangs.memb \n"), "%s", rr.run.out);
+	cr_expect(strstr(rr.run.out, "after a lock wait: hangs.memb lockdep-watch \n"), "%s", rr.run.out);
+	run_records_free(&rr);
 }
 
 /* The INFO reports are reports like the others: they set the exit status
@@ -150,10 +251,13 @@ Test(hangs, no_watchdog_thread_unless_something_blocks, .timeout = 30)
  * hung_task hide them by the functions on the stack they print. */
 Test(hangs, info_reports_set_the_status_and_are_suppressible, .timeout = 60)
 {
-	struct run r = run_hangs("memb", "reader-stalls-grace-period", "3", "stall_timeout=1:exitcode=3", 20);
-	cr_expect_eq(r.exit_code, 3, "%s", r.err);
-	cr_expect(strstr(r.err, "INFO: rcu_memb detected stalls on tasks:\n"), "%s", r.err);
-	run_free(&r);
+	struct run_records rr = run_hangs("memb", "reader-stalls-grace-period", "3", "stall_timeout=1:exitcode=3", 20);
+	cr_expect_eq(rr.run.exit_code, 3, "%s", rr.context);
+	cr_expect_geq(records_of_kind(&rr, STALL_KIND), 1, "%s", rr.context);
+	expect_records(&rr, NULL, records_of_kind(&rr, STALL_KIND));
+	const struct record *r = record_nth(&rr, STALL_KIND, 0);
+	cr_expect(r && r->title && !strcmp(r->title, "INFO: rcu_memb detected stalls on tasks:"), "%s", rr.context);
+	run_records_free(&rr);
 
 	char path[] = "/tmp/lockdep-rcu-supp.XXXXXX";
 	int fd = mkstemp(path);
@@ -163,15 +267,18 @@ Test(hangs, info_reports_set_the_status_and_are_suppressible, .timeout = 60)
 	close(fd);
 	char options[256];
 	snprintf(options, sizeof(options), "stall_timeout=1:hung_task_timeout=1:suppressions=%s", path);
-	r = run_hangs("memb", "reader-stalls-grace-period", "3", options, 20);
-	cr_expect_eq(r.exit_code, 0, "%s", r.err);
-	cr_expect(!strstr(r.err, "INFO:"), "%s", r.err);
-	cr_expect(strstr(r.err, "1 suppressed"), "%s", r.err);
-	run_free(&r);
-	r = run_hangs("memb", "stack-locks-deadlock", NULL, options, 5);
-	cr_expect(r.timed_out, "it really deadlocks");
-	cr_expect(!strstr(r.err, "INFO: task"), "%s", r.err);
-	run_free(&r);
+	rr = run_hangs("memb", "reader-stalls-grace-period", "3", options, 20);
+	cr_expect_eq(rr.run.exit_code, 0, "%s", rr.context);
+	expect_records(&rr, NULL, 0);
+	cr_expect(!strstr(rr.log, "INFO:") && !strstr(rr.run.err, "INFO:"), "%s", rr.context);
+	/* counted in the summary, which only the text has */
+	cr_expect(strstr(rr.log, "1 suppressed") || strstr(rr.run.err, "1 suppressed"), "%s", rr.context);
+	run_records_free(&rr);
+	rr = run_hangs("memb", "stack-locks-deadlock", NULL, options, 5);
+	cr_expect(rr.run.timed_out, "it really deadlocks");
+	expect_records(&rr, NULL, 0);
+	cr_expect(!strstr(rr.log, "INFO: task") && !strstr(rr.run.err, "INFO: task"), "%s", rr.context);
+	run_records_free(&rr);
 	unlink(path);
 }
 

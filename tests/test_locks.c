@@ -12,7 +12,9 @@
 #include <string.h>
 #include <threads.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include "harness.h"
+#include "records.h"
 
 #define FLAVOR "memb"
 
@@ -23,30 +25,6 @@ static const struct run_options deadlocks = { .preload = 1, .timeout = 3 };
 
 /* ---- reading a run -------------------------------------------------------- */
 
-/* The n-th "site <line>" the scenario printed (n from 1), or -1. */
-static int site_line(const struct run *r, int n)
-{
-	const char *p = r->out;
-	int line = -1;
-	for (int i = 0; i < n && p; i++) {
-		p = strstr(p, "site ");
-		if (p && sscanf(p, "site %d", &line) == 1)
-			p += 5;
-	}
-	return p ? line : -1;
-}
-
-/* The pid in the first report's header ("lockdep-rcu <version>, pid N"):
- * the main thread's tid too. */
-static int report_pid(const struct run *r)
-{
-	const char *p = strstr(r->err, ", pid ");
-	int pid = -1;
-	if (p)
-		sscanf(p, ", pid %d", &pid);
-	return pid;
-}
-
 /* The comm of the main thread: the program name cut to 15 characters. */
 static const char *comm_of(const char *target, char *buf, size_t size)
 {
@@ -56,33 +34,11 @@ static const char *comm_of(const char *target, char *buf, size_t size)
 	return buf;
 }
 
-/* Whether a "Call Trace:" of the log has the frame
- * " func+0x.../0x... [target.memb] .../target.c:line". */
-static int backtrace_has(const char *log, const char *func, const char *target, int line)
-{
-	char start[160], end[160];
-	snprintf(start, sizeof(start), " %s+0x", func);
-	snprintf(end, sizeof(end), "/%s.c:%d", target, line);
-	size_t end_len = strlen(end);
-	for (const char *trace = log; (trace = strstr(trace, "Call Trace:\n")); ) {
-		trace += strlen("Call Trace:\n");
-		for (const char *l = trace; *l == ' '; ) {
-			const char *nl = strchr(l, '\n');
-			if (!nl)
-				break;
-			if (!strncmp(l, start, strlen(start)) && (size_t)(nl - l) >= end_len &&
-			    !strncmp(nl - end_len, end, end_len))
-				return 1;
-			l = nl + 1;
-		}
-	}
-	return 0;
-}
-
 /* ---- the common expectations ---------------------------------------------- */
 
 struct expected {
 	const char *target, *scenario;
+	const char *kind;         /* the record kind */
 	const char *title;        /* verbatim kernel title */
 	const char *func;         /* function of the buggy call site */
 	int site;                 /* the n-th "site" line of stdout is the call site */
@@ -91,122 +47,156 @@ struct expected {
 };
 
 /* Runs the scenario under the preload and checks what every report has:
- * title, count, site function and file:line in the backtrace, exit code
- * 66 (or, for a deadlock, the report printed before the hang). The caller
- * checks the rest and frees the run. */
-static struct run expect_report(const struct expected *e)
+ * its kind and title, their count and no other report, the site's
+ * function and file:line, the innermost frame of the Call Trace there,
+ * reported by the main thread (its tid the pid, its comm the program's);
+ * exit code 66 (or, for a deadlock, the report written before the hang).
+ * The caller checks the rest and frees the records. */
+static struct run_records expect_report(const struct expected *e)
 {
 	const char *s = e->scenario;
-	struct run r = run_target(e->target, FLAVOR, s, e->deadlock ? &deadlocks : &preloaded);
-	int line = site_line(&r, e->site ? e->site : 1);
-	cr_expect_gt(line, 0, "[%s] the scenario printed its site:\n%s", s, r.out);
-	cr_expect_eq(splat_count(r.err), e->splats, "[%s] %d report(s) expected:\n%s", s, e->splats, r.err);
-	char title[160];
-	snprintf(title, sizeof(title), "\n%s\n", e->title);
-	cr_expect_eq(count_of(r.err, title), e->splats, "[%s] title '%s':\n%s", s, e->title, r.err);
-	cr_expect(backtrace_has(r.err, e->func, e->target, line),
-		  "[%s] frame ' %s+0x...%s.c:%d' in the backtrace:\n%s", s, e->func, e->target, line, r.err);
-	if (e->deadlock) {
-		cr_expect(r.timed_out, "[%s] the scenario deadlocks after the report (exit %d, signal %d)",
-			  s, r.exit_code, r.signal);
-		cr_expect_eq(r.signal, SIGKILL, "[%s] killed by the harness", s);
-		cr_expect_null(strstr(r.out, "not reached"), "[%s] stdout:\n%s", s, r.out);
-	} else {
-		cr_expect_not(r.timed_out, "[%s] timed out", s);
-		cr_expect_eq(r.exit_code, 66, "[%s] exit code %d, stderr:\n%s", s, r.exit_code, r.err);
+	struct run_records rr = run_target_records(e->target, FLAVOR, s, e->deadlock ? &deadlocks : &preloaded);
+	int line = target_site_line(&rr.run, e->site ? e->site : 1);
+	cr_expect_gt(line, 0, "[%s] the scenario printed its site:\n%s", s, rr.context);
+	expect_records(&rr, e->kind, e->splats);
+	expect_records(&rr, NULL, e->splats);
+	char path[128], comm[32];
+	snprintf(path, sizeof(path), "tests/targets/%s.c", e->target);
+	const char *file = path;
+	comm_of(e->target, comm, sizeof(comm));
+	for (size_t i = 0; i < rr.count; i++) {
+		const struct record *r = &rr.records[i];
+		cr_expect_str_eq(r->title ? r->title : "", e->title, "[%s] title of record %zu\n%s", s, i, rr.context);
+		cr_expect_eq(r->tid, r->pid, "[%s] by the main thread\n%s", s, rr.context);
+		cr_expect_str_eq(r->comm ? r->comm : "", comm, "[%s] comm\n%s", s, rr.context);
 	}
-	return r;
+	const struct record *r = expect_record_at(&rr, e->kind, e->func, file, line);
+	if (r)
+		cr_expect(r->frame_count && frame_matches(&r->frames[0], e->func, file, line),
+			  "[%s] the Call Trace starts at %s %s:%d\n%s", s, e->func, file, line, rr.context);
+	if (e->deadlock) {
+		cr_expect(rr.run.timed_out, "[%s] the scenario deadlocks after the report (exit %d, signal %d)",
+			  s, rr.run.exit_code, rr.run.signal);
+		cr_expect_eq(rr.run.signal, SIGKILL, "[%s] killed by the harness", s);
+		cr_expect_null(strstr(rr.run.out, "not reached"), "[%s] stdout:\n%s", s, rr.run.out);
+	} else {
+		cr_expect_not(rr.run.timed_out, "[%s] timed out", s);
+		cr_expect_eq(rr.run.exit_code, 66, "[%s] exit code %d\n%s", s, rr.run.exit_code, rr.context);
+	}
+	return rr;
 }
 
-/* A correct twin: nothing on stderr, exit 0, and stdout as without the
- * preload (when compare_plain) and containing `want`. */
+/* The record of e's kind at its site. */
+static const struct record *site_record(const struct run_records *rr, const struct expected *e)
+{
+	char file[128];
+	snprintf(file, sizeof(file), "%s.c", e->target);
+	return record_at(rr, e->kind, e->func, file, target_site_line(&rr->run, e->site ? e->site : 1));
+}
+
+/* The record's message is exactly want. */
+static void expect_message(const struct run_records *rr, const struct record *r, const char *want)
+{
+	if (r)
+		cr_expect_str_eq(r->message ? r->message : "", want, "message\n%s", rr->context);
+}
+
+/* A correct twin: no record, nothing in the log or on stderr, exit 0, and
+ * stdout as without the preload (when compare_plain) and containing `want`. */
 static void expect_silent(const char *target, const char *scenario, const char *want, int compare_plain)
 {
-	struct run r = run_target(target, FLAVOR, scenario, &preloaded);
-	cr_expect_str_empty(r.err, "[%s %s] expected no report:\n%s", target, scenario, r.err);
-	cr_expect_eq(r.exit_code, 0, "[%s %s] exit code %d", target, scenario, r.exit_code);
-	cr_expect_not(r.timed_out, "[%s %s] timed out", target, scenario);
+	struct run_records rr = run_target_records(target, FLAVOR, scenario, &preloaded);
+	expect_no_reports(&rr);
+	cr_expect_not(rr.run.timed_out, "[%s %s] timed out", target, scenario);
 	if (want)
-		cr_expect(strstr(r.out, want), "[%s %s] '%s' in stdout:\n%s", target, scenario, want, r.out);
+		cr_expect(strstr(rr.run.out, want), "[%s %s] '%s' in stdout:\n%s", target, scenario, want, rr.run.out);
 	if (compare_plain) {
 		struct run p = run_target(target, FLAVOR, scenario, &plain);
 		cr_expect_eq(p.exit_code, 0, "[%s %s] plain exit code %d", target, scenario, p.exit_code);
-		cr_expect_str_eq(r.out, p.out, "[%s %s] stdout differs with the preload:\n%s\nwithout:\n%s",
-				 target, scenario, r.out, p.out);
+		cr_expect_str_eq(rr.run.out, p.out, "[%s %s] stdout differs with the preload:\n%s\nwithout:\n%s",
+				 target, scenario, rr.run.out, p.out);
 		run_free(&p);
 	}
-	run_free(&r);
+	run_records_free(&rr);
 }
 
 /* ---- 1. bad unlock balance ------------------------------------------------ */
 
+#define BAD_UNLOCK_KIND "bad_unlock"
 #define BAD_UNLOCK "WARNING: bad unlock balance detected!"
 #define UNLOCK_TARGET "lock_unlock_balance"
 
-/* One bad unlock report at the first site, of lock `name`, by the main
- * thread, with "<comm>/<tid> is trying to release lock (<name>) at:" then
- * the site, then "but there are no more locks to release!". */
-static struct run expect_bad_unlock_run(const char *scenario, const char *func, const char *name,
-					const char *want_out)
+/* One bad unlock report at the first site, of lock `name` (of C type
+ * `type`), by the main thread, saying "<comm>/<tid> is trying to release
+ * lock (<name>) at:", the site, then "but there are no more locks to
+ * release!", and no lock held. */
+static struct run_records expect_bad_unlock_run(const char *scenario, const char *func, const char *name,
+						const char *type, const char *want_out)
 {
-	struct expected e = { UNLOCK_TARGET, scenario, BAD_UNLOCK, func, 1, 1, 0 };
-	struct run r = expect_report(&e);
-	char comm[32], want[512];
+	struct expected e = { UNLOCK_TARGET, scenario, BAD_UNLOCK_KIND, BAD_UNLOCK, func, 1, 1, 0 };
+	struct run_records rr = expect_report(&e);
+	const struct record *r = site_record(&rr, &e);
+	char comm[32], want[512], list[256];
 	comm_of(UNLOCK_TARGET, comm, sizeof(comm));
-	snprintf(want, sizeof(want), "%s/%d is trying to release lock (%s) at:\n%s+0x", comm,
-		 report_pid(&r), name, func);
-	cr_expect(strstr(r.err, want), "[%s] '%s' in:\n%s", scenario, want, r.err);
-	snprintf(want, sizeof(want), "/%s.c:%d\nbut there are no more locks to release!\n",
-		 UNLOCK_TARGET, site_line(&r, 1));
-	cr_expect(strstr(r.err, want), "[%s] site file:line '%s' in:\n%s", scenario, want, r.err);
-	snprintf(want, sizeof(want), "no locks held by %s/%d.\n", comm, report_pid(&r));
-	cr_expect(strstr(r.err, want), "[%s] '%s' in:\n%s", scenario, want, r.err);
-	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 1 report: 1 bad unlock balance\n"), "[%s]\n%s",
-		  scenario, r.err);
+	snprintf(want, sizeof(want), "%s/%ld is trying to release lock (%s) at:", comm, r ? r->pid : -1L, name);
+	expect_message(&rr, r, want);
+	/* the lock released, and none held ("no locks held by ...") */
+	snprintf(list, sizeof(list), "released:%s{%s}", name, type);
+	expect_lock_list(&rr, r, list);
+	/* the kernel's words after the site */
+	cr_expect(strstr(rr.log, "\nbut there are no more locks to release!\n"), "[%s]\n%s", scenario, rr.context);
+	cr_expect(strstr(rr.log, "SUMMARY: lockdep-rcu: 1 report: 1 bad unlock balance\n"), "[%s]\n%s",
+		  scenario, rr.context);
 	/* what the unlock returned, and errno after it, as without the preload */
-	cr_expect(strstr(r.out, want_out), "[%s] '%s' in stdout:\n%s", scenario, want_out, r.out);
+	cr_expect(strstr(rr.run.out, want_out), "[%s] '%s' in stdout:\n%s", scenario, want_out, rr.run.out);
 	struct run p = run_target(UNLOCK_TARGET, FLAVOR, scenario, &plain);
-	cr_expect_str_eq(r.out, p.out, "[%s] stdout with the preload:\n%s\nwithout:\n%s", scenario, r.out, p.out);
+	cr_expect_str_eq(rr.run.out, p.out, "[%s] stdout with the preload:\n%s\nwithout:\n%s", scenario, rr.run.out,
+			 p.out);
 	run_free(&p);
-	return r;
+	return rr;
 }
 
-static void expect_bad_unlock(const char *scenario, const char *func, const char *name,
+static void expect_bad_unlock(const char *scenario, const char *func, const char *name, const char *type,
 			      const char *want_out)
 {
-	struct run r = expect_bad_unlock_run(scenario, func, name, want_out);
-	run_free(&r);
+	struct run_records rr = expect_bad_unlock_run(scenario, func, name, type, want_out);
+	run_records_free(&rr);
 }
 
 Test(locks, unlock_of_never_locked_mutex)
 {
-	expect_bad_unlock("bug-mutex-never-locked", "mutex_never_locked", "stats_lock", "unlock 0 errno 4242\n");
+	expect_bad_unlock("bug-mutex-never-locked", "mutex_never_locked", "stats_lock", "pthread_mutex_t",
+			  "unlock 0 errno 4242\n");
 }
 
 Test(locks, unlock_of_mutex_held_by_another_thread)
 {
 	/* error-checking mutex: glibc refuses with EPERM, the tracer reports,
-	 * naming the holder, which keeps it */
-	struct run r = expect_bad_unlock_run("bug-mutex-other-thread", "mutex_held_by_other_thread", "owner_lock",
-					 "EPERM=1 errno 4242\n");
-	cr_expect(strstr(r.err, "which took it at:\nowner_thread+0x"), "%s", r.err);
-	cr_expect(strstr(r.err, "The C library refuses this release (EPERM): "), "%s", r.err);
-	run_free(&r);
+	 * naming the holder, which keeps it: the lock released was taken by
+	 * owner_thread */
+	struct run_records rr = expect_bad_unlock_run("bug-mutex-other-thread", "mutex_held_by_other_thread",
+						      "owner_lock", "pthread_mutex_t", "EPERM=1 errno 4242\n");
+	const struct record *r = record_nth(&rr, BAD_UNLOCK_KIND, 0);
+	const struct record_lock *l = r ? record_lock(r, "released", "owner_lock") : NULL;
+	cr_expect(l && l->has_acquired_at && frame_matches(&l->acquired_at, "owner_thread", UNLOCK_TARGET ".c", 0),
+		  "taken by owner_thread\n%s", rr.context);
+	cr_expect(strstr(rr.log, "The C library refuses this release (EPERM): "), "%s", rr.context);
+	run_records_free(&rr);
 }
 
 Test(locks, unlock_of_rwlock_not_held)
 {
-	expect_bad_unlock("bug-rwlock", "rwlock_not_held", "table_lock", "unlock 0 errno 4242\n");
+	expect_bad_unlock("bug-rwlock", "rwlock_not_held", "table_lock", "pthread_rwlock_t", "unlock 0 errno 4242\n");
 }
 
 Test(locks, unlock_of_spinlock_not_held)
 {
-	expect_bad_unlock("bug-spin", "spin_not_held", "counter_spin", "unlock 0 errno 4242\n");
+	expect_bad_unlock("bug-spin", "spin_not_held", "counter_spin", "pthread_spinlock_t", "unlock 0 errno 4242\n");
 }
 
 Test(locks, unlock_of_c11_mtx_not_held)
 {
-	expect_bad_unlock("bug-mtx", "mtx_not_held", "queue_mtx", "unlock 0 errno 4242\n");
+	expect_bad_unlock("bug-mtx", "mtx_not_held", "queue_mtx", "mtx_t", "unlock 0 errno 4242\n");
 }
 
 Test(locks, balanced_lock_unlock_of_each_kind_is_silent)
@@ -227,56 +217,62 @@ Test(locks, rwlock_read_locked_and_unlocked_twice_is_silent)
 
 /* ---- 2. possible recursive locking, before the deadlock ------------------- */
 
+#define RECURSIVE_KIND "recursive_locking"
 #define RECURSIVE "WARNING: possible recursive locking detected"
 #define RECURSIVE_TARGET "lock_recursive"
 
-static void expect_recursive(const char *scenario, const char *func, const char *name,
+/* The new acquisition of lock `name` (of C type `type`) at the site, the
+ * one already held, taken at the line before it (the first lock call), and
+ * the one lock held (its kind `held_kind`) taken there. */
+static void expect_recursive(const char *scenario, const char *func, const char *name, const char *type,
 			     const char *held_kind)
 {
-	struct expected e = { RECURSIVE_TARGET, scenario, RECURSIVE, func, 1, 1, 1 };
-	struct run r = expect_report(&e);
-	int line = site_line(&r, 1);
+	struct expected e = { RECURSIVE_TARGET, scenario, RECURSIVE_KIND, RECURSIVE, func, 1, 1, 1 };
+	struct run_records rr = expect_report(&e);
+	const struct record *r = site_record(&rr, &e);
+	int line = target_site_line(&rr.run, 1);
 	char comm[32], want[512];
 	comm_of(RECURSIVE_TARGET, comm, sizeof(comm));
-	snprintf(want, sizeof(want), "%s/%d is trying to acquire lock:\n", comm, report_pid(&r));
-	cr_expect(strstr(r.err, want), "[%s] '%s' in:\n%s", scenario, want, r.err);
-	/* the new acquisition, at the site, then the one already held, at the
-	 * line before it (the first lock call) */
-	snprintf(want, sizeof(want), "(%s), at: %s+0x", name, func);
-	cr_expect_eq(count_of(r.err, want), 2, "[%s] '%s' twice in:\n%s", scenario, want, r.err);
-	snprintf(want, sizeof(want), "/%s.c:%d\n\nbut task is already holding lock:\n", RECURSIVE_TARGET, line);
-	cr_expect(strstr(r.err, want), "[%s] '%s' in:\n%s", scenario, want, r.err);
-	snprintf(want, sizeof(want), "/%s.c:%d\n\nother info that might help us debug this:\n",
-		 RECURSIVE_TARGET, line - 1);
-	cr_expect(strstr(r.err, want), "[%s] first acquisition '%s' in:\n%s", scenario, want, r.err);
+	snprintf(want, sizeof(want), "%s/%ld is trying to acquire lock:", comm, r ? r->pid : -1L);
+	expect_message(&rr, r, want);
+	snprintf(want, sizeof(want), "acquiring:%s{%s} holding:%s{%s} held:%s{%s}", name, type, name, type, name,
+		 held_kind);
+	expect_lock_list(&rr, r, want);
+	if (r) {
+		const struct record_lock *holding = record_lock(r, "holding", name);
+		const struct record_lock *held = record_lock(r, "held", name);
+		cr_expect(holding && holding->has_acquired_at &&
+			  frame_matches(&holding->acquired_at, func, RECURSIVE_TARGET ".c", line - 1),
+			  "[%s] already holding, taken at %s:%d\n%s", scenario, func, line - 1, rr.context);
+		cr_expect(held && held->has_acquired_at &&
+			  frame_matches(&held->acquired_at, func, RECURSIVE_TARGET ".c", line - 1),
+			  "[%s] held, taken at %s:%d\n%s", scenario, func, line - 1, rr.context);
+	}
+	/* the kernel's scenario, which only the text draws */
 	snprintf(want, sizeof(want), "  lock(%s);\n  lock(%s);\n\n *** DEADLOCK ***\n", name, name);
-	cr_expect(strstr(r.err, want), "[%s] '%s' in:\n%s", scenario, want, r.err);
-	snprintf(want, sizeof(want), "1 lock held by %s/%d:\n #0: ", comm, report_pid(&r));
-	cr_expect(strstr(r.err, want), "[%s] '%s' in:\n%s", scenario, want, r.err);
-	snprintf(want, sizeof(want), " (%s){%s}, at: %s+0x", name, held_kind, func);
-	cr_expect(strstr(r.err, want), "[%s] '%s' in:\n%s", scenario, want, r.err);
-	run_free(&r);
+	cr_expect(strstr(rr.log, want), "[%s] '%s' in:\n%s", scenario, want, rr.context);
+	run_records_free(&rr);
 }
 
 Test(locks, relock_of_held_default_mutex_is_reported_before_the_deadlock)
 {
-	expect_recursive("bug-mutex", "mutex_relock", "cache_lock", "mutex");
+	expect_recursive("bug-mutex", "mutex_relock", "cache_lock", "pthread_mutex_t", "mutex");
 }
 
 Test(locks, wrlock_behind_own_rdlock_is_reported_before_the_deadlock)
 {
 	expect_recursive("bug-rwlock-write-after-read", "rwlock_write_behind_own_read", "route_lock",
-			 "rwlock-read");
+			 "pthread_rwlock_t", "rwlock-read");
 }
 
 Test(locks, relock_of_held_spinlock_is_reported_before_spinning_forever)
 {
-	expect_recursive("bug-spin", "spin_relock", "ring_spin", "spinlock");
+	expect_recursive("bug-spin", "spin_relock", "ring_spin", "pthread_spinlock_t", "spinlock");
 }
 
 Test(locks, relock_of_held_c11_plain_mtx_is_reported_before_the_deadlock)
 {
-	expect_recursive("bug-mtx", "mtx_relock", "journal_mtx", "mutex");
+	expect_recursive("bug-mtx", "mtx_relock", "journal_mtx", "pthread_mutex_t", "mutex");
 }
 
 Test(locks, relock_of_recursive_mutex_is_silent)
@@ -310,52 +306,65 @@ static unsigned long malloc_usable_size_of_mutex(void)
 	return n;
 }
 
+#define FREED_KIND "held_lock_freed"
 #define FREED "BUG: held lock freed!"
 #define DESTROY_TARGET "lock_destroy_held"
 
 /* One report at the destroy site (the second "site"), naming the memory
- * range of the lock (its size) and the lock held there, taken at the first
- * "site"; stdout (what destroy returned) the same as without the preload. */
+ * range of the lock (its size), starting at the lock, and the lock held
+ * there, taken at the first "site", as the one lock freed and the one lock
+ * held; stdout (what destroy returned) the same as without the preload. */
 static void expect_freed(const char *scenario, const char *func, const char *name,
 			 const char *held_kind, unsigned long size, const char *want_out)
 {
-	struct expected e = { DESTROY_TARGET, scenario, FREED, func, 2, 1, 0 };
-	struct run r = expect_report(&e);
-	char comm[32], want[512];
+	struct expected e = { DESTROY_TARGET, scenario, FREED_KIND, FREED, func, 2, 1, 0 };
+	struct run_records rr = expect_report(&e);
+	const struct record *r = site_record(&rr, &e);
+	char comm[32], want[512], prefix[128];
 	comm_of(DESTROY_TARGET, comm, sizeof(comm));
-	snprintf(want, sizeof(want), "%s/%d is freeing memory ", comm, report_pid(&r));
-	const char *p = strstr(r.err, want);
-	cr_expect(p, "[%s] '%s' in:\n%s", scenario, want, r.err);
+	snprintf(want, sizeof(want), "%s/%ld is freeing memory ", comm, r ? r->pid : -1L);
+	const char *message = r && r->message ? r->message : "";
+	cr_expect(!strncmp(message, want, strlen(want)), "[%s] message starting '%s'\n%s", scenario, want, rr.context);
 	unsigned long from = 0, to = 0;
-	if (p) {
-		cr_expect_eq(sscanf(p + strlen(want), "%lx-%lx", &from, &to), 2, "[%s] range:\n%s", scenario, p);
+	if (!strncmp(message, want, strlen(want))) {
+		cr_expect_eq(sscanf(message + strlen(want), "%lx-%lx", &from, &to), 2, "[%s] range:\n%s", scenario,
+			     rr.context);
 		cr_expect_eq(to - from + 1, size, "[%s] %lx-%lx is not %lu bytes", scenario, from, to, size);
 	}
-	cr_expect(strstr(r.err, ", with a lock still held there!\n #0: "), "[%s]\n%s", scenario, r.err);
+	snprintf(want + strlen(want), sizeof(want) - strlen(want), "%016lx-%016lx, with a lock still held there!",
+		 from, to);
+	expect_message(&rr, r, want);
 	/* A lock initialized by a call is named after its class, the init
 	 * site ("func+0x1e"); a static one after its variable. */
 	if (name[strlen(name) - 1] == '+')
-		snprintf(want, sizeof(want), "%016lx (%s0x", from, name);
+		snprintf(prefix, sizeof(prefix), "%s0x*", name);
 	else
-		snprintf(want, sizeof(want), "%016lx (%s){%s}, at: %s+0x", from, name, held_kind, func);
-	const char *held = strstr(r.err, want);
-	cr_expect(held, "[%s] '%s' in:\n%s", scenario, want, r.err);
-	snprintf(want, sizeof(want), "){%s}, at: %s+0x", held_kind, func);
-	cr_expect(held && strstr(held, want), "[%s] '%s' in:\n%s", scenario, want, r.err);
-	snprintf(want, sizeof(want), "/%s.c:%d\n", DESTROY_TARGET, site_line(&r, 1));
-	const char *eol = held ? strchr(held, '\n') : NULL;
-	const char *at = held ? strstr(held, want) : NULL;
-	cr_expect(at && eol && at + strlen(want) - 1 == eol, "[%s] acquired at '%s' (end of the #0 line):\n%s",
-		  scenario, want, r.err);
-	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 1 report: 1 held lock freed\n"), "[%s]\n%s",
-		  scenario, r.err);
+		snprintf(prefix, sizeof(prefix), "%s", name);
+	expect_lock(&rr, r, "freed", prefix, held_kind);
+	expect_lock(&rr, r, "held", prefix, held_kind);
+	if (r) {
+		cr_expect_eq(record_lock_count(r, NULL), 2, "[%s] one lock freed, one held\n%s", scenario, rr.context);
+		cr_expect_eq(record_lock_count(r, "freed"), 1, "[%s]\n%s", scenario, rr.context);
+		int line = target_site_line(&rr.run, 1);
+		for (size_t i = 0; i < r->lock_count; i++) {
+			const struct record_lock *l = &r->locks[i];
+			unsigned long address = l->address ? strtoul(l->address, NULL, 16) : 0;
+			cr_expect_eq(address, from, "[%s] the %s lock at %lx\n%s", scenario, l->role, from, rr.context);
+			cr_expect(l->has_acquired_at && frame_matches(&l->acquired_at, func, DESTROY_TARGET ".c", line),
+				  "[%s] the %s lock acquired at %s %s.c:%d\n%s", scenario, l->role, func, DESTROY_TARGET,
+				  line, rr.context);
+		}
+	}
+	cr_expect(strstr(rr.log, "SUMMARY: lockdep-rcu: 1 report: 1 held lock freed\n"), "[%s]\n%s",
+		  scenario, rr.context);
 	/* The preload returns what glibc returns (EBUSY for a locked mutex),
 	 * and leaves errno as it was. */
 	struct run p2 = run_target(DESTROY_TARGET, FLAVOR, scenario, &plain);
-	cr_expect_str_eq(r.out, p2.out, "[%s] stdout with the preload:\n%s\nwithout:\n%s", scenario, r.out, p2.out);
-	cr_expect(strstr(r.out, want_out), "[%s] '%s' in stdout:\n%s", scenario, want_out, r.out);
+	cr_expect_str_eq(rr.run.out, p2.out, "[%s] stdout with the preload:\n%s\nwithout:\n%s", scenario, rr.run.out,
+			 p2.out);
+	cr_expect(strstr(rr.run.out, want_out), "[%s] '%s' in stdout:\n%s", scenario, want_out, rr.run.out);
 	run_free(&p2);
-	run_free(&r);
+	run_records_free(&rr);
 }
 
 Test(locks, destroy_of_held_mutex_returns_ebusy_and_is_reported)
@@ -577,26 +586,44 @@ Test(locks, cancellation_inside_cond_wait_with_unlocking_cleanup_is_silent)
  * many after a wait, and lockdep_assert_held() after the unlock. */
 Test(locks, one_unlock_too_many_after_a_cond_wait_is_reported)
 {
-	struct expected e = { COND_TARGET, "bug-unlock-twice-after-wait", BAD_UNLOCK,
+	struct expected e = { COND_TARGET, "bug-unlock-twice-after-wait", BAD_UNLOCK_KIND, BAD_UNLOCK,
 			      "unlock_twice_after_wait", 1, 1, 0 };
-	struct run r = expect_report(&e);
-	cr_expect(strstr(r.err, " is trying to release lock (queue_lock) at:\n"), "%s", r.err);
-	run_free(&r);
+	struct run_records rr = expect_report(&e);
+	const struct record *r = site_record(&rr, &e);
+	char comm[32], want[256];
+	comm_of(COND_TARGET, comm, sizeof(comm));
+	snprintf(want, sizeof(want), "%s/%ld is trying to release lock (queue_lock) at:", comm, r ? r->pid : -1L);
+	expect_message(&rr, r, want);
+	expect_lock_list(&rr, r, "released:queue_lock{pthread_mutex_t}");
+	run_records_free(&rr);
 }
 
 Test(locks, lockdep_assert_held_after_unlocking_a_waited_mutex_fires)
 {
-	struct run r = run_target(COND_TARGET, FLAVOR, "bug-assert-held-after-unlock", &preloaded);
-	char comm[32], want[256];
+	struct expected e = { COND_TARGET, "bug-assert-held-after-unlock", "lockdep_assertion", NULL,
+			      "assert_held_after_unlock", 1, 1, 0 };
+	char comm[32], title[256];
 	comm_of(COND_TARGET, comm, sizeof(comm));
-	snprintf(want, sizeof(want), "WARNING: %s/%d at tests/targets/%s.c:%d\n", comm, report_pid(&r),
-		 COND_TARGET, site_line(&r, 1));
-	cr_expect(strstr(r.err, want), "'%s' in:\n%s", want, r.err);
-	cr_expect(strstr(r.err, "lockdep_assert_held(&queue_lock) failed"), "%s", r.err);
-	cr_expect(backtrace_has(r.err, "assert_held_after_unlock", COND_TARGET, site_line(&r, 1)), "%s", r.err);
-	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
-	cr_expect_eq(r.exit_code, 66);
-	run_free(&r);
+	/* the title names the thread and the site: checked below */
+	struct run_records rr = run_target_records(COND_TARGET, FLAVOR, e.scenario, &preloaded);
+	int line = target_site_line(&rr.run, 1);
+	expect_records(&rr, e.kind, 1);
+	expect_records(&rr, NULL, 1);
+	const struct record *r = expect_record_at(&rr, e.kind, e.func, COND_TARGET ".c", line);
+	if (r) {
+		snprintf(title, sizeof(title), "WARNING: %s/%ld at tests/targets/%s.c:%d", comm, r->pid, COND_TARGET,
+			 line);
+		cr_expect_str_eq(r->title ? r->title : "", title, "title\n%s", rr.context);
+		cr_expect_eq(r->tid, r->pid, "by the main thread\n%s", rr.context);
+		cr_expect(r->frame_count && frame_matches(&r->frames[0], e.func, COND_TARGET ".c", line),
+			  "the Call Trace starts at the site\n%s", rr.context);
+		snprintf(title, sizeof(title), "tests/targets/%s.c:%d lockdep_assert_held(&queue_lock) failed: "
+			 "the lock is not held", COND_TARGET, line);
+		expect_message(&rr, r, title);
+		cr_expect_eq(record_lock_count(r, NULL), 0, "no lock held\n%s", rr.context);
+	}
+	cr_expect_eq(rr.run.exit_code, 66, "%s", rr.context);
+	run_records_free(&rr);
 }
 
 /* ---- 6. a correct lock-heavy program ----------------------------------------- */
@@ -610,25 +637,28 @@ Test(locks, lock_heavy_correct_program_is_silent)
 
 Test(locks, same_buggy_unlock_site_hit_100_times_reports_once)
 {
-	struct expected e = { UNLOCK_TARGET, "bug-same-site-100", BAD_UNLOCK,
+	struct expected e = { UNLOCK_TARGET, "bug-same-site-100", BAD_UNLOCK_KIND, BAD_UNLOCK,
 			      "same_site_hundred_times", 1, 1, 0 };
-	struct run r = expect_report(&e);
-	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 1 report: 1 bad unlock balance\n"), "%s", r.err);
-	cr_expect(strstr(r.out, "done\n"), "all 100 unlocks ran:\n%s", r.out);
-	run_free(&r);
+	struct run_records rr = expect_report(&e);
+	cr_expect(strstr(rr.log, "SUMMARY: lockdep-rcu: 1 report: 1 bad unlock balance\n"), "%s", rr.context);
+	cr_expect(strstr(rr.run.out, "done\n"), "all 100 unlocks ran:\n%s", rr.run.out);
+	run_records_free(&rr);
 }
 
 Test(locks, two_buggy_unlock_sites_report_twice)
 {
-	struct expected e = { UNLOCK_TARGET, "bug-two-sites", BAD_UNLOCK, "two_sites", 1, 2, 0 };
-	struct run r = expect_report(&e);
-	int second = site_line(&r, 2);
-	cr_expect_gt(second, site_line(&r, 1), "%s", r.out);
-	cr_expect(backtrace_has(r.err, "two_sites", UNLOCK_TARGET, second), "second site %d:\n%s", second, r.err);
-	cr_expect(strstr(r.err, " is trying to release lock (first_lock) at:\n"), "%s", r.err);
-	cr_expect(strstr(r.err, " is trying to release lock (second_lock) at:\n"), "%s", r.err);
-	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 2 reports: 2 bad unlock balance\n"), "%s", r.err);
-	run_free(&r);
+	struct expected e = { UNLOCK_TARGET, "bug-two-sites", BAD_UNLOCK_KIND, BAD_UNLOCK, "two_sites", 1, 2, 0 };
+	struct run_records rr = expect_report(&e);
+	int first = target_site_line(&rr.run, 1), second = target_site_line(&rr.run, 2);
+	cr_expect_gt(second, first, "%s", rr.context);
+	/* one report at each site, each of its own lock */
+	const struct record *r1 = expect_record_at(&rr, BAD_UNLOCK_KIND, "two_sites", UNLOCK_TARGET ".c", first);
+	const struct record *r2 = expect_record_at(&rr, BAD_UNLOCK_KIND, "two_sites", UNLOCK_TARGET ".c", second);
+	expect_frame_at(&rr, r2, "two_sites", UNLOCK_TARGET ".c", second);
+	expect_lock_list(&rr, r1, "released:first_lock{pthread_mutex_t}");
+	expect_lock_list(&rr, r2, "released:second_lock{pthread_mutex_t}");
+	cr_expect(strstr(rr.log, "SUMMARY: lockdep-rcu: 2 reports: 2 bad unlock balance\n"), "%s", rr.context);
+	run_records_free(&rr);
 }
 
 /* ---- without the preload -------------------------------------------------------- */

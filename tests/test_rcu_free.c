@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
+#include "records.h"
 #include "cli_helpers.h"
 
 #define TITLE "BUG: RCU-protected object freed while a reader holds it!"
@@ -18,57 +19,89 @@
 static const char *const builds[] = { "memb", "mb", "signal", "qsbr", "bp",
 				      "memb.lgpl", "mb.lgpl", "signal.lgpl", "qsbr.lgpl", "bp.lgpl", NULL };
 
-static struct run run_build(const char *build, const char *scenario)
+#define KIND "rcu_use_after_free"
+
+static struct run_records run_build(const char *build, const char *scenario)
 {
 	struct run_options o = { .preload = 1, .timeout = 30 };
-	return run_target(TARGET, build, scenario, &o);
+	return run_target_records(TARGET, build, scenario, &o);
 }
 
-/* "rcu_free_while_held.c:<line of the n-th site>" */
-static int names_site(const struct run *r, int n)
+/* "rcu_free_while_held.c:<line of the n-th site>" in the log: what only the
+ * text has (the dereference's line). */
+static int names_site(const struct run_records *rr, int n)
 {
 	char where[64];
-	snprintf(where, sizeof(where), FILE_NAME ":%d", target_site_line(r, n));
-	return strstr(r->err, where) != NULL;
+	snprintf(where, sizeof(where), FILE_NAME ":%d", target_site_line(&rr->run, n));
+	return strstr(rr->log, where) != NULL;
+}
+
+/* The one record of the run, of KIND, and no other; NULL when not so. */
+static const struct record *the_report(const struct run_records *rr, const char *build, const char *scenario)
+{
+	expect_records(rr, KIND, 1);
+	expect_records(rr, NULL, 1);
+	const struct record *r = record_nth(rr, KIND, 0);
+	if (r)
+		cr_expect_str_eq(r->title ? r->title : "", TITLE, "[%s %s]\n%s", build, scenario, rr->context);
+	return r;
+}
+
+/* The reader's section, of lock `name`, began in function at line (0: any). */
+static void expect_reader(const struct run_records *rr, const struct record *r, const char *name,
+			  const char *function, int line)
+{
+	expect_lock(rr, r, "reader", name, "rcu");
+	const struct record_lock *l = r ? record_lock(r, "reader", name) : NULL;
+	if (l)
+		cr_expect(l->has_acquired_at && frame_matches(&l->acquired_at, function, FILE_NAME, line),
+			  "the section of %s began in %s at line %d\n%s", name, RECORDS_STR(function), line,
+			  rr->context);
 }
 
 /* The scenario's reader holds the object the updater (function `updater`)
- * frees: one report, at the free's line (site 3), naming the updater, the
- * reader thread, its flavor, where it dereferenced the object (site 2) and
- * where its section began (site 1; a QSBR reader without sections is an
- * online thread, and says so). */
+ * frees: one report, at the free's line (site 3) in the updater, the block
+ * freed and the reader's section in its flavor, begun where it began (site
+ * 1; a QSBR reader without sections is an online thread, and says so); the
+ * text names the reader thread and where it dereferenced the object (site
+ * 2), which the record does not carry. */
 static void expect_reported(const char *build, const char *scenario, const char *updater)
 {
-	struct run r = run_build(build, scenario);
-	cr_expect_eq(count_of(r.err, TITLE), 1, "[%s %s]\n%s", build, scenario, r.err);
-	cr_expect_eq(splat_count(r.err), 1, "[%s %s]\n%s", build, scenario, r.err);
-	cr_expect_eq(r.exit_code, 66, "[%s %s] %d", build, scenario, r.exit_code);
-	cr_expect(strstr(r.out, "done\n"), "[%s %s] %s", build, scenario, r.out);
-	cr_expect(strstr(r.err, updater), "[%s %s] names the updater %s:\n%s", build, scenario, updater, r.err);
-	cr_expect(names_site(&r, 3), "[%s %s] the free's line:\n%s\n%s", build, scenario, r.out, r.err);
-	cr_expect(names_site(&r, 2), "[%s %s] the dereference's line:\n%s\n%s", build, scenario, r.out, r.err);
-	cr_expect(strstr(r.err, " reader/"), "[%s %s] the reader thread:\n%s", build, scenario, r.err);
-	char flavor[32];
-	snprintf(flavor, sizeof(flavor), "(rcu_read_lock_%.*s){rcu}", (int)strcspn(build, "."), build);
-	cr_expect(strstr(r.err, flavor), "[%s %s] the flavor %s:\n%s", build, scenario, flavor, r.err);
-	if (!strcmp(build, "qsbr"))
-		cr_expect(strstr(r.err, "online since its last quiescent state"), "[%s %s]\n%s", build, scenario,
-			  r.err);
-	else
-		cr_expect(names_site(&r, 1), "[%s %s] where the section began:\n%s\n%s", build, scenario, r.out,
-			  r.err);
-	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 1 report: 1 RCU object freed under a reader\n"),
-		  "[%s %s]\n%s", build, scenario, r.err);
-	run_free(&r);
+	struct run_records rr = run_build(build, scenario);
+	const struct record *r = the_report(&rr, build, scenario);
+	cr_expect_eq(rr.run.exit_code, 66, "[%s %s] %d", build, scenario, rr.run.exit_code);
+	cr_expect(strstr(rr.run.out, "done\n"), "[%s %s] %s", build, scenario, rr.run.out);
+	cr_expect(expect_record_at(&rr, KIND, updater, FILE_NAME, target_site_line(&rr.run, 3)),
+		  "[%s %s] the free's line in the updater %s", build, scenario, updater);
+	expect_frame_at(&rr, r, updater, FILE_NAME, target_site_line(&rr.run, 3));
+	expect_message_ends(&rr, r, " of an RCU-protected object a reader still holds!");
+	char flavor[32], list[128];
+	snprintf(flavor, sizeof(flavor), "rcu_read_lock_%.*s", (int)strcspn(build, "."), build);
+	snprintf(list, sizeof(list), "freed:RCU-protected object{memory} reader:%s{rcu}", flavor);
+	expect_lock_list(&rr, r, list);
+	const struct record_lock *freed = r ? record_lock(r, "freed", NULL) : NULL;
+	cr_expect(freed && freed->address && strtoul(freed->address, NULL, 16), "[%s %s] the block's address\n%s",
+		  build, scenario, rr.context);
+	if (!strcmp(build, "qsbr")) {
+		expect_reader(&rr, r, flavor, "reader_holds_config", 0);
+		cr_expect(strstr(rr.log, "online since its last quiescent state"), "[%s %s]\n%s", build, scenario,
+			  rr.context);
+	} else {
+		expect_reader(&rr, r, flavor, "reader_holds_config", target_site_line(&rr.run, 1));
+	}
+	cr_expect(names_site(&rr, 2), "[%s %s] the dereference's line:\n%s", build, scenario, rr.context);
+	cr_expect(strstr(rr.log, " reader/"), "[%s %s] the reader thread:\n%s", build, scenario, rr.context);
+	cr_expect(strstr(rr.log, "SUMMARY: lockdep-rcu: 1 report: 1 RCU object freed under a reader\n"),
+		  "[%s %s]\n%s", build, scenario, rr.context);
+	run_records_free(&rr);
 }
 
 static void expect_silent(const char *build, const char *scenario)
 {
-	struct run r = run_build(build, scenario);
-	cr_expect_str_empty(r.err, "[%s %s]\n%s", build, scenario, r.err);
-	cr_expect_eq(r.exit_code, 0, "[%s %s]", build, scenario);
-	cr_expect(strstr(r.out, "done\n"), "[%s %s] %s", build, scenario, r.out);
-	run_free(&r);
+	struct run_records rr = run_build(build, scenario);
+	expect_no_reports(&rr);
+	cr_expect(strstr(rr.run.out, "done\n"), "[%s %s] %s", build, scenario, rr.run.out);
+	run_records_free(&rr);
 }
 
 /* ---- the bug, in every flavor --------------------------------------------- */
@@ -92,14 +125,24 @@ Test(rcu_free, realloc_that_moves_and_munmap_free_it_too)
 		expect_reported(*b, "bug-realloc", "grow_without_grace_period");
 		expect_reported(*b, "bug-munmap", "unmap_without_grace_period");
 	}
-	/* the block freed: its address and size */
-	struct run r = run_build("memb", "bug-free-after-assign");
-	cr_expect(strstr(r.err, " is freeing memory "), "%s", r.err);
-	cr_expect(strstr(r.err, " bytes)"), "%s", r.err);
-	run_free(&r);
-	r = run_build("memb", "bug-munmap");
-	cr_expect(strstr(r.err, "(4096 bytes)"), "%s", r.err);
-	run_free(&r);
+	/* the block freed: its address (the record's) and size (the text's) */
+	struct run_records rr = run_build("memb", "bug-free-after-assign");
+	const struct record *r = the_report(&rr, "memb", "bug-free-after-assign");
+	expect_message_ends(&rr, r, "free() of an RCU-protected object a reader still holds!");
+	const struct record_lock *freed = r ? record_lock(r, "freed", NULL) : NULL;
+	char want[128];
+	snprintf(want, sizeof(want), " is freeing memory %016lx-",
+		 freed && freed->address ? strtoul(freed->address, NULL, 16) : 0);
+	cr_expect(strstr(rr.log, want), "'%s'\n%s", want, rr.context);
+	cr_expect(strstr(rr.log, " bytes)"), "%s", rr.context);
+	run_records_free(&rr);
+	rr = run_build("memb", "bug-munmap");
+	r = the_report(&rr, "memb", "bug-munmap");
+	expect_message_ends(&rr, r, "munmap() of an RCU-protected object a reader still holds!");
+	freed = r ? record_lock(r, "freed", NULL) : NULL;
+	cr_expect(freed && freed->address && !(strtoul(freed->address, NULL, 16) & 4095), "a page\n%s", rr.context);
+	cr_expect(strstr(rr.log, "(4096 bytes)"), "%s", rr.context);
+	run_records_free(&rr);
 }
 
 /* Nothing of it is on the reader's stack. */
@@ -116,32 +159,34 @@ Test(rcu_free, past_the_last_64_dereferences_the_oldest_are_forgotten)
 {
 	static const char *const some[] = { "memb", "qsbr", "bp.lgpl", NULL };
 	for (const char *const *b = some; *b; b++) {
-		struct run r = run_build(*b, "bug-many-dereferences");
-		cr_expect_eq(count_of(r.err, TITLE), 1, "[%s]\n%s", *b, r.err);
-		cr_expect(strstr(r.err, "free_the_last"), "[%s]\n%s", *b, r.err);
-		cr_expect_null(strstr(r.err, "free_the_first"), "[%s]\n%s", *b, r.err);
-		cr_expect(names_site(&r, 1), "[%s]\n%s\n%s", *b, r.out, r.err);
-		cr_expect(strstr(r.err, "(and 36 earlier dereferences of its section, not remembered: the last 64 are)"),
-			  "[%s]\n%s", *b, r.err);
-		run_free(&r);
+		struct run_records rr = run_build(*b, "bug-many-dereferences");
+		const struct record *r = the_report(&rr, *b, "bug-many-dereferences");
+		expect_record_at(&rr, KIND, "free_the_last", FILE_NAME, target_site_line(&rr.run, 1));
+		cr_expect(r && !record_has_frame(r, "free_the_first"), "[%s]\n%s", *b, rr.context);
+		cr_expect(strstr(rr.log, "(and 36 earlier dereferences of its section, not remembered: the last 64 are)"),
+			  "[%s]\n%s", *b, rr.context);
+		run_records_free(&rr);
 	}
 }
 
-/* The header's flavors built on the program's liburcu flavor. */
+/* The header's flavors built on the program's liburcu flavor: the reader's
+ * section begun at site 1, its dereference (the text's) at site 2. */
 Test(rcu_free, srcu_and_sched_readers_through_the_header)
 {
 	static const char *const some[] = { "memb.lgpl", "qsbr.lgpl", "bp.lgpl", NULL };
 	for (const char *const *b = some; *b; b++) {
-		struct run r = run_build(*b, "bug-srcu");
-		cr_expect_eq(count_of(r.err, TITLE), 1, "[%s]\n%s", *b, r.err);
-		cr_expect(strstr(r.err, "(srcu_read_lock){rcu}"), "[%s]\n%s", *b, r.err);
-		cr_expect(names_site(&r, 1) && names_site(&r, 2), "[%s]\n%s\n%s", *b, r.out, r.err);
-		run_free(&r);
-		r = run_build(*b, "bug-sched");
-		cr_expect_eq(count_of(r.err, TITLE), 1, "[%s]\n%s", *b, r.err);
-		cr_expect(strstr(r.err, "(rcu_read_lock_sched){rcu}"), "[%s]\n%s", *b, r.err);
-		cr_expect(names_site(&r, 1) && names_site(&r, 2), "[%s]\n%s\n%s", *b, r.out, r.err);
-		run_free(&r);
+		struct run_records rr = run_build(*b, "bug-srcu");
+		const struct record *r = the_report(&rr, *b, "bug-srcu");
+		expect_lock_list(&rr, r, "freed:RCU-protected object{memory} reader:srcu_read_lock{rcu}");
+		expect_reader(&rr, r, "srcu_read_lock", "srcu_reader", target_site_line(&rr.run, 1));
+		cr_expect(names_site(&rr, 2), "[%s]\n%s", *b, rr.context);
+		run_records_free(&rr);
+		rr = run_build(*b, "bug-sched");
+		r = the_report(&rr, *b, "bug-sched");
+		expect_lock_list(&rr, r, "freed:RCU-protected object{memory} reader:rcu_read_lock_sched{rcu}");
+		expect_reader(&rr, r, "rcu_read_lock_sched", "sched_reader", target_site_line(&rr.run, 1));
+		cr_expect(names_site(&rr, 2), "[%s]\n%s", *b, rr.context);
+		run_records_free(&rr);
 	}
 }
 
@@ -199,11 +244,10 @@ Test(rcu_free, correct_rcu_under_load_is_silent, .timeout = 120)
 			char options[64];
 			snprintf(options, sizeof(options), "perturb=%d:seed=%d", seed > 1, seed);
 			struct run_options o = { .preload = 1, .options = options, .timeout = 60 };
-			struct run r = run_target(TARGET, *b, "ok-busy-correct", &o);
-			cr_expect_str_empty(r.err, "[%s %s]\n%s", *b, options, r.err);
-			cr_expect_eq(r.exit_code, 0, "[%s %s]", *b, options);
-			cr_expect(strstr(r.out, "done\n"), "[%s %s] %s", *b, options, r.out);
-			run_free(&r);
+			struct run_records rr = run_target_records(TARGET, *b, "ok-busy-correct", &o);
+			expect_no_reports(&rr);
+			cr_expect(strstr(rr.run.out, "done\n"), "[%s %s] %s", *b, options, rr.run.out);
+			run_records_free(&rr);
 		}
 }
 
@@ -256,19 +300,13 @@ Test(rcu_free, the_command_groups_suppresses_and_records_it)
 	run_free(&r);
 
 	/* the record: its kind, the freed block, the reader */
-	char options[4300], path[4300];
-	snprintf(options, sizeof(options), "log_path=%s/log", dir);
-	struct run_options o = { .preload = 1, .options = options, .timeout = 30 };
-	r = run_target(TARGET, "memb", "bug-free-after-assign", &o);
-	run_free(&r);
-	snprintf(path, sizeof(path), "%s/log.jsonl", dir);
-	char *records = cli_read(path);
-	cr_assert(records, "no records in %s", path);
-	cr_expect(cli_json_valid(records), "%s", records);
-	cr_expect(strstr(records, "\"kind\":\"rcu_use_after_free\""), "%s", records);
-	cr_expect(strstr(records, "\"role\":\"freed\""), "%s", records);
-	cr_expect(strstr(records, "\"role\":\"reader\",\"name\":\"rcu_read_lock_memb\""), "%s", records);
-	free(records);
+	struct run_records rr = run_build("memb", "bug-free-after-assign");
+	cr_expect(cli_json_valid(rr.jsonl), "%s", rr.context);
+	cr_expect_eq(rr.damaged, 0, "%s", rr.context);
+	const struct record *rec = the_report(&rr, "memb", "bug-free-after-assign");
+	expect_lock(&rr, rec, "freed", "RCU-protected object", "memory");
+	expect_lock(&rr, rec, "reader", "rcu_read_lock_memb", "rcu");
+	run_records_free(&rr);
 	cli_remove_dir(dir);
 }
 
