@@ -75,10 +75,12 @@ static void expect_stall(const char *flavor)
 				  "%s: the %s section entered at stuck_reader hangs.c:%d\n%s", flavor, r->locks[i].role,
 				  site, rr.context);
 	}
-	/* the waiting thread's stack; who detected it, which the record (the
-	 * watchdog's) does not say */
+	/* the waiting thread's stack, and the record is about it (not the
+	 * watchdog that saw it); who detected it only the text says */
 	cr_expect(r && r->frame_count && frame_matches(&r->frames[0], "reader_stalls_grace_period", "hangs.c", 0),
 		  "the waiting thread's stack\n%s", rr.context);
+	cr_expect(r && r->comm && !strcmp(r->comm, "updater") && r->tid == r->pid,
+		  "the record's thread: the updater (the main thread)\n%s", rr.context);
 	cr_expect(strstr(rr.log, "(detected by updater/"), "%s", rr.context);
 	cr_expect(strstr(rr.log, "Comm: updater\nCall Trace:\n reader_stalls_grace_period+"), "%s", rr.context);
 	cr_expect(strstr(rr.log, "SUMMARY: lockdep-rcu: 1 report: 1 RCU stall"), "%s", rr.context);
@@ -142,6 +144,9 @@ static const struct record *expect_hung_task(const struct run_records *rr, const
 	cr_expect_str_eq(r->message, want, "%s", rr->context);
 	snprintf(want, sizeof(want), "INFO: task %s:%ld blocked for more than 2 seconds.", task, tid);
 	cr_expect_str_eq(r->title ? r->title : "", want, "%s", rr->context);
+	/* the record is about the blocked task, not the watchdog that saw it */
+	cr_expect(r->tid == tid && r->comm && !strcmp(r->comm, task), "the record's thread: %ld %s, expected %ld %s\n%s",
+		  r->tid, r->comm ? r->comm : "(none)", tid, task, rr->context);
 	cr_expect(frame_matches(&r->site, function, "hangs.c", 0), "%s blocked in %s\n%s", task, function, rr->context);
 	cr_expect(r->frame_count && frame_matches(&r->frames[0], function, "hangs.c", 0), "%s's stack\n%s", task,
 		  rr->context);

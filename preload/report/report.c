@@ -288,25 +288,39 @@ const char *report_task_name(void)
 	return name;
 }
 
-void report_thread_comm(int tid, char *buf, size_t size)
+/* Another thread's name as it is ("?" when it cannot be read). */
+static void thread_comm_raw(int tid, char comm[17])
 {
-	char path[64], comm[32];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
 	int fd = in_sandbox() ? -1 : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(buf, size, "?");
-		return;
-	}
-	ssize_t n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
+	ssize_t n = fd < 0 ? -1 : read(fd, comm, 16);
+	if (fd >= 0)
+		close(fd);
 	if (n <= 0) {
-		snprintf(buf, size, "?");
+		strcpy(comm, "?");
 		return;
 	}
 	if (comm[n - 1] == '\n')   /* the kernel ends the file with one */
 		n--;
 	comm[n] = 0;
+}
+
+void report_thread_comm(int tid, char *buf, size_t size)
+{
+	char comm[17];
+	thread_comm_raw(tid, comm);
 	comm_for_text(comm, buf, size);
+}
+
+/* The thread the next report of this thread is about (report_next_about()),
+ * and of the report being built (under the symbolizer lock). */
+static __thread int next_subject_tid;
+static int report_subject_tid;
+
+void report_next_about(int tid)
+{
+	next_subject_tid = tid;
 }
 
 static void report_rule(char c, size_t len)
@@ -514,8 +528,11 @@ static void build_report(void *p)
 	held_lock_role = "held";
 	/* Notices (kind NR_REPORT_KINDS) have no record and no number. */
 	unsigned long seq = job->kind < NR_REPORT_KINDS ? reports_written + 1 : 0;
+	char subject_comm[17] = "";
+	if (report_subject_tid)
+		thread_comm_raw(report_subject_tid, subject_comm);
 	record_begin(job->kind < NR_REPORT_KINDS ? report_record_kind[job->kind] : REPORT_NOTICE_RECORD_KIND, job->title,
-		     seq);
+		     seq, report_subject_tid, subject_comm);
 	if (job->site)
 		record_site(job->site, 1);
 	size_t width = strlen(job->title);
@@ -547,6 +564,8 @@ void report_emit(struct thread_state *ts, enum report_kind kind, uintptr_t site,
 void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t site, uintptr_t once_key,
 		       const char *title, void (*body)(struct thread_state *, void *), void *arg)
 {
+	int subject = next_subject_tid;   /* this report's, whatever becomes of it */
+	next_subject_tid = 0;
 	/* A self-check failed: no new report. One already claimed by
 	 * report_site_once() is written (its claim waits for it). */
 	if (!once_key && kind < NR_REPORT_KINDS && !tracer_checking())
@@ -563,6 +582,7 @@ void report_emit_keyed(struct thread_state *ts, enum report_kind kind, uintptr_t
 			__atomic_fetch_add(&dropped_count, 1, __ATOMIC_RELAXED);
 		goto out;
 	}
+	report_subject_tid = subject;
 	nr_captured_frames = backtrace_capture(captured_frames, MAX_CAPTURED_FRAMES);
 	capture_failure = backtrace_unavailable_reason();
 	struct report_job job = { ts, kind, site, title, body, arg, 0, NULL, 0 };

@@ -81,6 +81,11 @@ void report_backtrace_of(int tid, const char *comm, const uintptr_t *frames, siz
 /* "name/tid". */
 #define REPORT_TASK_MAX (REPORT_COMM_MAX + 16)
 
+/* The next report this thread emits is about thread tid, not itself (the
+ * watchdog's reports on a blocked or waiting thread): its record names
+ * that thread, as its Call Trace does. */
+void report_next_about(int tid);
+
 /* "comm/tid" of the calling thread. */
 const char *report_task_name(void);
 /* The name of another thread of this process, as the text shows it (buf

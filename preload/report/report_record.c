@@ -201,7 +201,8 @@ static void put_frame(uintptr_t pc, int return_address, int hashed)
 	}
 }
 
-void record_begin(const char *kind, const char *title, unsigned long seq)
+void record_begin(const char *kind, const char *title, unsigned long seq, int subject_tid,
+		  const char *subject_comm)
 {
 	header.len = locks.len = frames.len = 0;
 	header.items = locks.items = frames.items = 0;
@@ -212,7 +213,10 @@ void record_begin(const char *kind, const char *title, unsigned long seq)
 	hash_target = &bug_hash;
 	hash_text(kind);
 	char comm[17];
-	report_comm(comm);
+	if (subject_tid)
+		snprintf(comm, sizeof(comm), "%s", subject_comm);
+	else
+		report_comm(comm);
 	struct timespec now = { 0, 0 };
 	if (clock_usable())   /* a strict sandbox has no clock: no "time" */
 		clock_gettime(CLOCK_REALTIME, &now);
@@ -223,7 +227,7 @@ void record_begin(const char *kind, const char *title, unsigned long seq)
 	if (seq)
 		put("," RECORD_KEY(RECORD_SEQ) "%lu", seq);
 	put("," RECORD_KEY(RECORD_PID) "%d," RECORD_KEY(RECORD_TID) "%d," RECORD_KEY(RECORD_COMM), (int)report_pid(),
-	    (int)report_tid(thread_state()));
+	    subject_tid ? subject_tid : (int)report_tid(thread_state()));
 	put_string(comm, strlen(comm));
 	if (now.tv_sec)
 		put("," RECORD_KEY(RECORD_TIME) "%ld.%03ld", (long)now.tv_sec, now.tv_nsec / 1000000);

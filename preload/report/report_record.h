@@ -53,8 +53,11 @@
 
 #define RECORD_BUFFER_SIZE (64 * 1024)
 
-/* seq: the report's number in its process, 0 for none. */
-void record_begin(const char *kind, const char *title, unsigned long seq);
+/* seq: the report's number in its process, 0 for none. subject_tid: the
+ * thread the report is about when that is not the calling thread (the
+ * watchdog's reports on a waiting thread), with its name; 0: the caller. */
+void record_begin(const char *kind, const char *title, unsigned long seq, int subject_tid,
+		  const char *subject_comm);
 /* The first line of the report's text after its header. */
 void record_message(const char *text, size_t len);
 void record_site(uintptr_t pc, int return_address);

@@ -284,6 +284,7 @@ static void report_hung_task(struct thread_state *ts, const struct thread_snapsh
 	snprintf(title, sizeof(title), report_title_format[REPORT_TITLE_HUNG_TASK], comm, s->tid,
 		 tracer_options.hung_task_timeout);
 	struct hang_job job = { all, n, s, now };
+	report_next_about(s->tid);
 	report_emit(ts, REPORT_HUNG_TASK, 0, title, print_hung_task, &job);
 }
 
@@ -361,6 +362,7 @@ static void report_stall(struct thread_state *ts, const struct thread_snapshot *
 	char title[96];
 	snprintf(title, sizeof(title), report_title_format[REPORT_TITLE_RCU_STALL], flavor_name[waiter->wait.flavor]);
 	struct hang_job job = { all, n, waiter, now };
+	report_next_about(waiter->tid);
 	report_emit(ts, REPORT_RCU_STALL, 0, title, print_stall, &job);
 }
 
