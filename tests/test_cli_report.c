@@ -97,6 +97,37 @@ Test(cli, report_nothing_found_exits_0)
 	cli_remove_dir(dir);
 }
 
+/* What CI reads from the exit status: a report cut short (a process killed
+ * while writing it) is a finding, 1, even when no report is whole; inputs
+ * with no lockdep-rcu log or run at all are an error, 2, never a clean 0. */
+Test(cli, report_status_counts_reports_cut_short_and_refuses_inputs_without_a_log)
+{
+	char *dir = cli_temp_dir();
+	char log[4300], cut[4300], other[4300];
+	snprintf(log, sizeof(log), "%s/whole.log", dir);
+	struct run r = run_target("cli_misc", "memb", "bug", &(struct run_options){ .preload = 1, .log_path = log });
+	cr_expect_eq(r.exit_code, 66, "%s", r.err);
+	run_free(&r);
+	char *text = cli_read(log);
+	cr_assert(text && strlen(text) > 300, "a whole report in %s", log);
+	/* the first 300 bytes: the header and the start of the report */
+	snprintf(cut, sizeof(cut), "%s/cut.log", dir);
+	cli_write(cut, text, strlen(text) > 300 ? 300 : strlen(text));
+	r = cli_env(0, NULL, "report", cut, NULL);
+	cr_expect_eq(r.exit_code, 1, "a report cut short is a finding\n%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "1 report cut short"), "%s", r.err);
+	run_free(&r);
+
+	snprintf(other, sizeof(other), "%s/notes.txt", dir);
+	cli_write(other, "hello\n", 6);
+	r = cli_env(0, NULL, "report", other, NULL);
+	cr_expect_eq(r.exit_code, 2, "no log among the inputs\n%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "lockdep-rcu report: no lockdep-rcu log or run among the inputs\n"), "%s", r.err);
+	run_free(&r);
+	free(text);
+	cli_remove_dir(dir);
+}
+
 /* A stripped copy runs and logs "0xADDR [demo+0xoff]" frames; the report
  * names them with addr2line from the unstripped copy (--symbols), and then
  * groups them with the logs of the unstripped program. */
@@ -262,13 +293,13 @@ Test(cli, report_survives_logs_that_are_not_logs, .timeout = 60)
 	cr_expect(strstr(r.out, "route_stats+"), "%s", r.out);
 	run_free(&r);
 
-	/* only garbage: nothing found */
+	/* only garbage: no log among the inputs, an error */
 	static const char *const cuts[] = { "mixed1.log", "mixed2.log", "cut-in-frames.log", "cut-in-header.log",
 					    "cut-after-call-trace.log" };
 	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
 		cr_assert_eq(unlink(BAD(cuts[i])), 0, "%s", path);
 	r = cli_env(30, NULL, "report", "--json", bad, NULL);
-	cr_expect_eq(r.exit_code, 0, "%s", r.out);
+	cr_expect_eq(r.exit_code, 2, "%s", r.out);
 	cr_expect(cli_json_valid(r.out), "%s", r.out);
 	cr_expect(strstr(r.out, "\"notes\": ["), "%s", r.out);
 	cr_expect(strstr(r.out, "empty file, skipped"), "%s", r.out);
@@ -442,12 +473,16 @@ Test(cli, report_reads_a_log_around_nul_garbage, .timeout = 60)
 	cr_expect(strstr(r.err, "middle.log: 1 report cut short"), "%s", r.err);
 	run_free(&r);
 
-	/* a log that is entirely binary is still skipped */
+	/* a log that is entirely binary is still skipped, and then no log
+	 * was given at all: an error, not a clean run */
 	char *all_zeros = cli_path_in(bad_dir, "zeros.log");
 	cli_write(all_zeros, zeros, sizeof(zeros));
 	r = cli_env(30, NULL, "report", all_zeros, NULL);
-	cr_expect_eq(r.exit_code, 0);
-	snprintf(expected, sizeof(expected), "lockdep-rcu report: note: %s: binary data, not a log: skipped\n", all_zeros);
+	cr_expect_eq(r.exit_code, 2);
+	snprintf(expected, sizeof(expected),
+		 "lockdep-rcu report: note: %s: binary data, not a log: skipped\n"
+		 "lockdep-rcu report: no lockdep-rcu log or run among the inputs\n",
+		 all_zeros);
 	cr_expect_str_eq(r.err, expected);
 	run_free(&r);
 

@@ -36,7 +36,8 @@ static void usage(FILE *f)
 		"or socket: never read) is an error. In directories, special files are skipped;\n"
 		"unreadable, empty, binary or cut-short logs are skipped with a note on stderr;\n"
 		"runs of NUL bytes in a log (a crash) are skipped, and the text around them read.\n"
-		"Exit status: 0 nothing found, 1 reports (or hangs, crashes) found, 2 usage error\n"
+		"Exit status: 0 nothing found, 1 reports (or hangs, crashes, reports cut short)\n"
+		"found, 2 usage error or no lockdep-rcu log or run among the inputs\n"
 		"(a path that cannot be read included).\n");
 }
 
@@ -81,7 +82,10 @@ int print_report(const char *cmd, const struct collection *c, int json)
 	fwrite(out.s, 1, out.len, stdout);
 	fflush(stdout);
 	sb_free(&out);
-	return collection_bugs(c) || collection_hangs(c) || collection_crashes(c) ? EXIT_FOUND : EXIT_CLEAN;
+	/* A report cut short is a finding all the same: a process was killed
+	 * while it told of a bug. */
+	return collection_bugs(c) || collection_hangs(c) || collection_crashes(c) || c->cut_short ? EXIT_FOUND
+												    : EXIT_CLEAN;
 }
 
 int cmd_report(int argc, char **argv)
@@ -150,6 +154,11 @@ missing:
 		}
 	collection_finish(&c, &o);
 	status = print_report("report", &c, json);
+	if (!c.logs && !c.nruns) {
+		/* Nothing that the tracer wrote: a wrong path is no clean run. */
+		fprintf(stderr, "lockdep-rcu report: no lockdep-rcu log or run among the inputs\n");
+		status = EXIT_USAGE;
+	}
 	collection_free(&c);
 out:
 	free(o.symbol_dirs);

@@ -279,6 +279,7 @@ static int read_records(struct scan_ctx *x, const char *path)
 		collection_note(x->c, path, "cannot read: %s; its log is read without it", why);
 		return 0;
 	}
+	x->c->cut_short += scan.cut;
 	note_count(x->c, path, scan.cut, "a record cut short (a process killed while writing it?), skipped",
 		   "%zu records cut short, skipped");
 	note_count(x->c, path, scan.garbage + x->bad_records, "a line that is not a record skipped",
@@ -372,6 +373,7 @@ static int collect_log(struct collection *c, const char *path, int explicit, con
 	size_t cut = scan.truncated + x.bad;
 	size_t lost = cut > from_records_only ? cut - from_records_only : 0;
 	size_t complete = scan.splats - x.bad;
+	c->cut_short += lost;
 	if (lost) {
 		collection_note(c, path, "%zu report%s cut short (a process killed mid-report?), skipped; "
 				       "%zu complete report%s read",

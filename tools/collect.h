@@ -71,6 +71,9 @@ struct collection {
 	size_t nruns, runs_cap, last_run;
 	size_t logs;              /* log files read */
 	size_t splats;            /* complete splats read */
+	size_t cut_short;         /* reports (or records) cut short and lost:
+				   * findings all the same (a process killed
+				   * while writing one) */
 	size_t from_records;      /* of them, told by their records */
 	struct file_id *read;     /* logs read: a log and its records named
 				   * both, or twice, are read once */
