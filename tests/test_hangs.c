@@ -56,9 +56,18 @@ static void expect_stall(const char *flavor)
 	snprintf(lock, sizeof(lock), "rcu_read_lock_%s", flavor);
 	cr_expect(message_starts(r, "\tstuck_reader/"), "%s: the stalling thread\n%s", flavor, rr.context);
 	if (!strcmp(flavor, "qsbr")) {
+		/* where its protection began: its last quiescent state */
+		int qs = target_site_line(&rr.run, 2);
+		char last[128];
 		cr_expect(message_has(r, ": online, no quiescent state for at least 2."), "%s", rr.context);
+		cr_expect(message_has(r, ", last seen: rcu_quiescent_state() at stuck_reader+"), "%s", rr.context);
+		snprintf(last, sizeof(last), "tests/targets/hangs.c:%d", qs);
+		expect_message_ends(&rr, r, last);
 		snprintf(list, sizeof(list), "stalling:%s{rcu}", lock);
 		expect_lock_list(&rr, r, list);
+		cr_expect(r && r->lock_count && r->locks[0].has_acquired_at &&
+				  frame_matches(&r->locks[0].acquired_at, "stuck_reader", "hangs.c", qs),
+			  "the stalling section began at the quiescent state, hangs.c:%d\n%s", qs, rr.context);
 	} else {
 		int site = target_site_line(&rr.run, 1);
 		char entered[128];

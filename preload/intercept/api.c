@@ -152,8 +152,10 @@ static void api_qsbr_event(int event)
 		rcu_deref_perturb(ts);
 		rcu_deref_close(ts);
 	}
-	if (event != LOCKDEP_RCU_QSBR_OFFLINE)
+	if (event != LOCKDEP_RCU_QSBR_OFFLINE) {
 		ts->qsbr_since_ip = CALLER_IP();
+		ts->qsbr_since_what = event == LOCKDEP_RCU_QSBR_ONLINE ? QSBR_SINCE_ONLINE : QSBR_SINCE_QUIESCENT;
+	}
 }
 
 /* The header's checked dereferences (rcu_dereference(), _bh, _sched,

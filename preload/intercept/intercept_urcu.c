@@ -120,6 +120,7 @@ static void urcu_register_thread(enum rcu_flavor f, void (*real)(void), uintptr_
 	if (f == FLAVOR_qsbr) {
 		ts->qsbr_offline = 0;   /* registration puts a QSBR thread online */
 		ts->qsbr_since_ip = ip;
+		ts->qsbr_since_what = QSBR_SINCE_REGISTERED;
 	}
 }
 
@@ -154,8 +155,10 @@ static inline void qsbr_quiescent(void (*real)(void), uintptr_t ip, const char *
 	}
 	rcu_deref_close(ts);
 	real();
-	if (!offline)
+	if (!offline) {
 		ts->qsbr_since_ip = ip;
+		ts->qsbr_since_what = QSBR_SINCE_QUIESCENT;
+	}
 }
 
 /* ---- the exported symbols, per flavor ----------------------------------- */
@@ -246,6 +249,7 @@ void urcu_qsbr_thread_online(void)
 	if (urcu_call_is_ours(ts))
 		ts->qsbr_offline = 0;
 	ts->qsbr_since_ip = CALLER_IP();
+	ts->qsbr_since_what = QSBR_SINCE_ONLINE;
 }
 
 /* ---- pointer publication and dereference -------------------------------- */

@@ -96,6 +96,8 @@ static void snapshot_one(const struct thread_state *t, struct thread_snapshot *s
 		s->held[i] = t->held[i];
 	memcpy(s->nesting, t->nesting, sizeof(s->nesting));
 	memcpy(s->registered, t->registered, sizeof(s->registered));
+	s->qsbr_since_ip = __atomic_load_n(&t->qsbr_since_ip, __ATOMIC_RELAXED);
+	s->qsbr_since_what = __atomic_load_n(&t->qsbr_since_what, __ATOMIC_RELAXED);
 }
 
 size_t thread_registry_snapshot(struct thread_state *self, struct thread_snapshot *out, size_t max,

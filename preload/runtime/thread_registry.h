@@ -34,6 +34,8 @@ struct thread_snapshot {
 	uint16_t nesting[NR_FLAVORS];
 	uint8_t registered[NR_URCU_FLAVORS];
 	unsigned long urcu_ctr[NR_URCU_FLAVORS];   /* liburcu's reader ctr, 0 unknown */
+	uintptr_t qsbr_since_ip;   /* QSBR: where its protection began, and how */
+	uint8_t qsbr_since_what;
 	struct wait_state wait;
 };
 

@@ -104,6 +104,15 @@ struct acquire_cache_entry {
 /* Registration values in thread_state.registered[]. */
 enum urcu_registration { URCU_NEVER_REGISTERED = 0, URCU_REGISTERED = 1, URCU_UNREGISTERED = 2 };
 
+/* The event a QSBR thread's protection began with, the last the tracer
+ * saw (one inlined by _LGPL_SOURCE is not seen): what a stall report names. */
+enum qsbr_since {
+	QSBR_SINCE_UNKNOWN,
+	QSBR_SINCE_REGISTERED,
+	QSBR_SINCE_ONLINE,
+	QSBR_SINCE_QUIESCENT,
+};
+
 struct thread_state {
 	/* Non-zero while the tracer itself runs (reporting, unwinding,
 	 * symbolizing): every wrapper then goes straight to the real call.
@@ -152,6 +161,7 @@ struct thread_state {
 	struct rcu_deref_set *deref_set;
 	uintptr_t qsbr_since_ip; /* QSBR: its last quiescent state, going online
 				    or registering: where its protection began */
+	uint8_t qsbr_since_what;   /* which of those (enum qsbr_since) */
 	uint8_t deref_set_gone;
 	struct acquire_cache_entry acquire_cache[ACQUIRE_CACHE_ENTRIES];
 	/* The last chain of one held mutex and a mutex taken on top that

@@ -323,8 +323,22 @@ static void print_stall(struct thread_state *ts, void *arg)
 			continue;
 		char task[REPORT_TASK_MAX];
 		task_of(s, task, sizeof(task));
+		uintptr_t began = entered ? entered->acquire_ip : 0;
 		if (f == FLAVOR_qsbr) {
-			report_printf("\t%s: online, no quiescent state for at least %.1f s\n", task, waited);
+			/* Where its protection began: the last of these the
+			 * tracer saw (one inlined by _LGPL_SOURCE it does not) */
+			static const char *const since[] = {
+				[QSBR_SINCE_REGISTERED] = "rcu_register_thread()",
+				[QSBR_SINCE_ONLINE] = "rcu_thread_online()",
+				[QSBR_SINCE_QUIESCENT] = "rcu_quiescent_state()",
+			};
+			report_printf("\t%s: online, no quiescent state for at least %.1f s", task, waited);
+			if (s->qsbr_since_ip && s->qsbr_since_what && s->qsbr_since_what <= QSBR_SINCE_QUIESCENT) {
+				report_printf(", last seen: %s at ", since[s->qsbr_since_what]);
+				report_symbolized_ip(s->qsbr_since_ip);
+				began = s->qsbr_since_ip;
+			}
+			report_printf("\n");
 		} else {
 			report_printf("\t%s: in a read-side critical section for at least %.1f s, entered at ", task,
 				      waited);
@@ -337,7 +351,7 @@ static void print_stall(struct thread_state *ts, void *arg)
 			}
 			report_printf("\n");
 		}
-		report_record_lock("stalling", NULL, flavor_lock_name[f], "rcu", entered ? entered->acquire_ip : 0);
+		report_record_lock("stalling", NULL, flavor_lock_name[f], "rcu", began);
 		if (nr_stalled < sizeof(stalled) / sizeof(stalled[0]))
 			stalled[nr_stalled++] = s;
 	}

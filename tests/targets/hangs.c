@@ -24,8 +24,11 @@ static void *stuck_reader(void *arg)
 	rcu_register_thread();
 #ifndef TARGET_QSBR
 	rcu_read_lock();
+#else
+	rcu_quiescent_state();   /* its last: the stall names it */
 #endif
-	printf("site %d\n", __LINE__ - 2);
+	printf("site %d\n", __LINE__ - 4);
+	printf("site %d\n", __LINE__ - 3);
 	if (write(reader_in[1], "x", 1) != 1)
 		abort();
 	sleep_fully(hold_seconds);   /* never a quiescent state */
