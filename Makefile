@@ -48,7 +48,7 @@ TARGETS := $(foreach t,$(TARGET_NAMES),$(foreach f,$(URCU_FLAVORS),$(BUILD)/targ
 # A few built -no-pie and with _LGPL_SOURCE too, to test those builds.
 NOPIE_TARGETS := $(BUILD)/targets/header_checks.memb.nopie $(BUILD)/targets/deref_outside_reader.memb.nopie
 LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header_checks.qsbr.lgpl \
-	$(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/lgpl_inline.$(f).lgpl $(BUILD)/targets/lfht_resize.$(f).lgpl \
+	$(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/lgpl_inline.$(f).lgpl $(BUILD)/targets/lfht_resize.$(f).lgpl $(BUILD)/targets/lfht_rules.$(f).lgpl \
 		$(BUILD)/targets/rcu_free_while_held.$(f).lgpl)
 
 # Programs that need their own link lines: a plugin that links liburcu in
