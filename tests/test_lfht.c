@@ -72,3 +72,29 @@ Test(lfht, additions_and_removals_outside_a_read_side_are_reported, .timeout = 2
 	expect_calls_reported("bug-add-del-outside-reader", "add_and_del_in", calls);
 	expect_silent("ok-add-del-in-reader");
 }
+
+/* cds_lfht_del() and free() at once, while another thread holds the entry
+ * it looked up: the entry the lookup handed the reader counts as
+ * dereferenced in its read side, so the free is reported where it is made.
+ * Not with memb's or bp's read side inlined (_LGPL_SOURCE): its end is not
+ * seen, so what it holds is not kept (as for rcu_dereference()). */
+Test(lfht, a_removed_entry_freed_while_a_reader_holds_it_is_reported, .timeout = 240)
+{
+	static const char *const held_builds[] = { "memb", "mb", "signal", "qsbr", "bp", "qsbr.lgpl", NULL };
+	for (const char *const *b = held_builds; *b; b++) {
+		struct run_records rr = lfht_run(*b, "bug-del-then-free-while-held");
+		cr_expect(strstr(rr.run.out, "done\n") && strstr(rr.run.out, "reader holds 1\n"), "[%s]\n%s", *b,
+			  rr.context);
+		expect_records(&rr, "rcu_use_after_free", 1);
+		expect_records(&rr, NULL, 1);
+		int line = target_site_line(&rr.run, 2);
+		expect_record_at(&rr, "rcu_use_after_free", "remove_while_held", "lfht_rules.c", line);
+		run_records_free(&rr);
+
+		rr = lfht_run(*b, "ok-del-then-call-rcu");
+		cr_expect(strstr(rr.run.out, "done\n"), "[%s]\n%s", *b, rr.context);
+		cr_expect_eq(rr.run.exit_code, 0, "[%s]\n%s", *b, rr.context);
+		expect_records(&rr, NULL, 0);
+		run_records_free(&rr);
+	}
+}

@@ -16,7 +16,13 @@
  *
  * cds_lfht_next() and cds_lfht_next_duplicate() continue an iteration or a
  * lookup whose start was checked: checked again, one loop would be two
- * reports. Calls liburcu makes itself are its own business. */
+ * reports. Calls liburcu makes itself are its own business.
+ *
+ * A node these calls hand the program (the iterator's node, the node
+ * cds_lfht_add_unique() found) counts as dereferenced in the caller's read
+ * side, as an rcu_dereference() would: a free() of it while the section
+ * lasts is reported (check_rcu_free.c), the bug of cds_lfht_del() followed
+ * at once by free(). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -25,6 +31,7 @@
 #include "checks/rcu_tracking.h"
 #include "runtime/real_functions.h"
 #include "runtime/log_output.h"
+#include "rcu/rcu_deref_set.h"
 
 struct cds_lfht;
 struct cds_lfht_node;
@@ -119,9 +126,26 @@ static void check_table_call(const struct cds_lfht *ht, const char *what, uintpt
 						     : "urcu/rculfhash.h: call with rcu_read_lock held");
 }
 
+/* The node a call handed the program, dereferenced in its read side. */
+static void note_node(const void *node, uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	if (node && urcu_call_is_ours(ts))
+		rcu_deref_note(ts, node, ip);
+}
+
+/* struct cds_lfht_iter begins with the node it is at (urcu/rculfhash.h). */
+static const void *iter_node(const struct cds_lfht_iter *iter)
+{
+	return *(const void *const *)iter;
+}
+
 struct cds_lfht *_cds_lfht_new(unsigned long init_size, unsigned long min_nr_alloc_buckets,
 			       unsigned long max_nr_buckets, int flags, const struct cds_lfht_mm_type *mm,
 			       const struct rcu_flavor_struct *flavor, pthread_attr_t *attr);
+void cds_lfht_next(struct cds_lfht *ht, struct cds_lfht_iter *iter);
+void cds_lfht_next_duplicate(struct cds_lfht *ht, int (*match)(struct cds_lfht_node *, const void *),
+			     const void *key, struct cds_lfht_iter *iter);
 int cds_lfht_destroy(struct cds_lfht *ht, pthread_attr_t **attr);
 void cds_lfht_count_nodes(struct cds_lfht *ht, long *approx_before, unsigned long *count, long *approx_after);
 void cds_lfht_lookup(struct cds_lfht *ht, unsigned long hash, int (*match)(struct cds_lfht_node *, const void *),
@@ -144,6 +168,8 @@ INTERPOSE(cds_lfht_destroy);
 INTERPOSE(cds_lfht_count_nodes);
 INTERPOSE(cds_lfht_lookup);
 INTERPOSE(cds_lfht_first);
+INTERPOSE(cds_lfht_next);
+INTERPOSE(cds_lfht_next_duplicate);
 INTERPOSE(cds_lfht_add);
 INTERPOSE(cds_lfht_add_unique);
 INTERPOSE(cds_lfht_add_replace);
@@ -181,12 +207,27 @@ void cds_lfht_lookup(struct cds_lfht *ht, unsigned long hash, int (*match)(struc
 {
 	check_table_call(ht, "cds_lfht_lookup()", CALLER_IP());
 	REAL(cds_lfht_lookup)(ht, hash, match, key, iter);
+	note_node(iter_node(iter), CALLER_IP());
 }
 
 void cds_lfht_first(struct cds_lfht *ht, struct cds_lfht_iter *iter)
 {
 	check_table_call(ht, "cds_lfht_first()", CALLER_IP());
 	REAL(cds_lfht_first)(ht, iter);
+	note_node(iter_node(iter), CALLER_IP());
+}
+
+void cds_lfht_next(struct cds_lfht *ht, struct cds_lfht_iter *iter)
+{
+	REAL(cds_lfht_next)(ht, iter);
+	note_node(iter_node(iter), CALLER_IP());
+}
+
+void cds_lfht_next_duplicate(struct cds_lfht *ht, int (*match)(struct cds_lfht_node *, const void *),
+			     const void *key, struct cds_lfht_iter *iter)
+{
+	REAL(cds_lfht_next_duplicate)(ht, match, key, iter);
+	note_node(iter_node(iter), CALLER_IP());
 }
 
 void cds_lfht_add(struct cds_lfht *ht, unsigned long hash, struct cds_lfht_node *node)
@@ -200,7 +241,10 @@ struct cds_lfht_node *cds_lfht_add_unique(struct cds_lfht *ht, unsigned long has
 					  struct cds_lfht_node *node)
 {
 	check_table_call(ht, "cds_lfht_add_unique()", CALLER_IP());
-	return REAL(cds_lfht_add_unique)(ht, hash, match, key, node);
+	struct cds_lfht_node *found = REAL(cds_lfht_add_unique)(ht, hash, match, key, node);
+	if (found != node)   /* the node already there */
+		note_node(found, CALLER_IP());
+	return found;
 }
 
 struct cds_lfht_node *cds_lfht_add_replace(struct cds_lfht *ht, unsigned long hash,

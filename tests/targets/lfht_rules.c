@@ -139,6 +139,74 @@ static void add_and_del_in(int in_reader)
 SCENARIO bug_add_del_outside_reader(void) { setup(); add_and_del_in(0); teardown(); }
 SCENARIO ok_add_del_in_reader(void) { setup(); add_and_del_in(1); teardown(); }
 
+/* A reader holds an entry it looked up; the updater removes it and frees it
+ * at once (the bug: no grace period), or hands it to call_rcu() (the twin).
+ * Pipes order them: the reader looks up and tells; the updater removes,
+ * frees or defers, and tells; only then does the reader leave, without
+ * touching the entry again. */
+#include <unistd.h>
+static int to_updater[2], to_reader[2];
+
+static void say(int fd[2])
+{
+	char c = 1;
+	if (write(fd[1], &c, 1) != 1)
+		exit(4);
+}
+
+static void hear(int fd[2])
+{
+	char c;
+	if (read(fd[0], &c, 1) != 1)
+		exit(4);
+}
+
+static void *reader_holding(void *arg)
+{
+	(void)arg;
+	unsigned long key = 2;
+	struct cds_lfht_iter iter;
+	REGISTER();
+	rcu_read_lock();
+	SITE(cds_lfht_lookup(table, key, match_key, &key, &iter));
+	printf("reader holds %d\n", cds_lfht_iter_get_node(&iter) != NULL);
+	say(to_updater);
+	hear(to_reader);
+	rcu_read_unlock();
+	UNREGISTER();
+	return NULL;
+}
+
+static void remove_while_held(int wait_for_readers)
+{
+	setup();
+	if (pipe(to_updater) || pipe(to_reader))
+		exit(4);
+	pthread_t t;
+	pthread_create(&t, NULL, reader_holding, NULL);
+	hear(to_updater);
+	unsigned long key = 2;
+	struct cds_lfht_iter iter;
+	rcu_read_lock();
+	cds_lfht_lookup(table, key, match_key, &key, &iter);
+	struct entry *e = caa_container_of(cds_lfht_iter_get_node(&iter), struct entry, node);
+	int removed = !cds_lfht_del(table, &e->node);
+	rcu_read_unlock();
+#if defined(TARGET_QSBR)
+	rcu_quiescent_state();   /* this thread holds nothing from here */
+#endif
+	if (removed && wait_for_readers)
+		call_rcu(&e->rcu, free_entry);
+	else if (removed)
+		SITE(free(e));
+	say(to_reader);
+	pthread_join(t, NULL);
+	teardown();
+}
+
+SCENARIO bug_del_then_free_while_held(void) { remove_while_held(0); }
+SCENARIO ok_del_then_call_rcu(void) { remove_while_held(1); }
+
 int main(int argc, char **argv)
 {
 	static const struct scenario scenarios[] = {
@@ -148,6 +216,8 @@ int main(int argc, char **argv)
 		{ "ok-for-each-in-reader", ok_for_each_in_reader },
 		{ "bug-add-del-outside-reader", bug_add_del_outside_reader },
 		{ "ok-add-del-in-reader", ok_add_del_in_reader },
+		{ "bug-del-then-free-while-held", bug_del_then_free_while_held },
+		{ "ok-del-then-call-rcu", ok_del_then_call_rcu },
 		{ NULL, NULL },
 	};
 	return run_scenario(argc, argv, scenarios);
