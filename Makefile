@@ -297,9 +297,16 @@ bench-real: $(BENCH_PRELOAD_DEP)
 	rm -rf $(BENCH_REAL_WORKDIR)
 	tests/bench/run-bench-real.sh --preload $(BENCH_PRELOAD) $(BENCH_REAL_WORKDIR)
 
+# The demo's program exits 66 under the tracer (its exitcode for a run with
+# reports, as the sanitizers do): expected here, so the demo itself succeeds.
 demo: $(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
 	@echo "== running a buggy liburcu program under LD_PRELOAD=$(PRELOAD)"
-	-LD_PRELOAD=$(PWD)/$(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
+	@LD_PRELOAD=$(PWD)/$(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb; status=$$?; \
+	if [ $$status -eq 66 ]; then \
+		echo "== the program exited 66: the tracer's exit status for a run with reports (LOCKDEP_RCU_OPTIONS=exitcode=0 keeps the program's own)"; \
+	else \
+		echo "== the program exited $$status; 66 was expected (reports found)"; exit 1; \
+	fi
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/lockdep-rcu $(DESTDIR)$(PREFIX)/include \

@@ -14,6 +14,13 @@
  * symbol); a table whose flavor is not known (a plugin's own liburcu bound
  * in its own scope) is not checked.
  *
+ * A call made holding a lock is taken as the update side's, as an
+ * rcu_dereference() under a lock is (the article's rule 2: which lock
+ * guards the table is not known): lttng-sessiond iterates its sessions'
+ * tables under the session locks. Such a call can still meet the table's
+ * own resize worker, which takes none of the program's locks; that is not
+ * reported.
+ *
  * cds_lfht_next() and cds_lfht_next_duplicate() continue an iteration or a
  * lookup whose start was checked: checked again, one loop would be two
  * reports. Calls liburcu makes itself are its own business.
@@ -112,7 +119,7 @@ static void table_remove(const struct cds_lfht *ht)
 static void check_table_call(const struct cds_lfht *ht, const char *what, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
-	if (!urcu_call_is_ours(ts))
+	if (!urcu_call_is_ours(ts) || ts->nr_locks)
 		return;
 	int f = table_flavor(ht);
 	if (f < 0 || urcu_in_read_side(ts, (enum rcu_flavor)f) ||

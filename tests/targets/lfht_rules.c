@@ -98,6 +98,18 @@ static unsigned long lookup_in(int in_reader, unsigned long key)
 }
 
 SCENARIO bug_lookup_outside_reader(void) { setup(); printf("found %lu\n", lookup_in(0, 2)); teardown(); }
+
+/* Correct twin: no read side, but the update side's lock held (the
+ * article's rule 2; lttng-sessiond iterates its tables so). */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+SCENARIO ok_lookup_under_lock(void)
+{
+	setup();
+	pthread_mutex_lock(&table_lock);
+	printf("found %lu\n", lookup_in(0, 2));
+	pthread_mutex_unlock(&table_lock);
+	teardown();
+}
 SCENARIO ok_lookup_in_reader(void) { setup(); printf("found %lu\n", lookup_in(1, 2)); teardown(); }
 
 static void for_each_in(int in_reader)
@@ -212,6 +224,7 @@ int main(int argc, char **argv)
 	static const struct scenario scenarios[] = {
 		{ "bug-lookup-outside-reader", bug_lookup_outside_reader },
 		{ "ok-lookup-in-reader", ok_lookup_in_reader },
+		{ "ok-lookup-under-lock", ok_lookup_under_lock },
 		{ "bug-for-each-outside-reader", bug_for_each_outside_reader },
 		{ "ok-for-each-in-reader", ok_for_each_in_reader },
 		{ "bug-add-del-outside-reader", bug_add_del_outside_reader },
