@@ -51,7 +51,9 @@ static char *group_lines(const char *json)
 		size_t n = strcspn(l, "\n");
 		const char *t = l + strspn(l, " ");
 		if (!strncmp(t, "\"title\":", 8) || !strncmp(t, "\"kind\":", 7) || !strncmp(t, "\"site\":", 7) ||
-		    !strncmp(t, "\"reports\":", 10) || !strncmp(t, "\"runs\":", 7) || !strncmp(t, "\"processes\":", 12)) {
+		    !strncmp(t, "\"reports\":", 10) || !strncmp(t, "\"runs\":", 7) || !strncmp(t, "\"processes\":", 12) ||
+		    !strncmp(t, "\"fingerprint\":", 14) || !strncmp(t, "\"file\":", 7) || !strncmp(t, "\"line\":", 7) ||
+		    !strncmp(t, "\"role\":", 7) || !strncmp(t, "\"name\":", 7) || !strncmp(t, "\"at\":", 5)) {
 			memcpy(out + len, l, n);
 			len += n;
 			out[len++] = '\n';

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "cli_helpers.h"
+#include "../tools/json.h"
 
 /* `lockdep-rcu run -o dir/name -- program args...`, expected to report. */
 static void run_into(const char *dir, const char *name, const char *program, const char *arg)
@@ -125,6 +126,67 @@ Test(cli, report_status_counts_reports_cut_short_and_refuses_inputs_without_a_lo
 	cr_expect(strstr(r.err, "lockdep-rcu report: no lockdep-rcu log or run among the inputs\n"), "%s", r.err);
 	run_free(&r);
 	free(text);
+	cli_remove_dir(dir);
+}
+
+/* The groups' fingerprints, "fingerprint:file:line:function" per group in
+ * order, of `report --json` on one log. */
+static char *fingerprints_of(const char *log)
+{
+	struct run r = cli_env(0, NULL, "report", "--json", log, NULL);
+	struct json_value doc;
+	size_t at;
+	cr_assert_eq(json_parse(r.out, strlen(r.out), &doc, &at), 0, "%s", r.out);
+	const struct json_value *groups = json_member(&doc, "groups");
+	cr_assert(groups && groups->type == JSON_ARRAY, "%s", r.out);
+	struct strbuf_lite {
+		char s[2048];
+		size_t n;
+	} out = { "", 0 };
+	for (size_t i = 0; i < groups->count; i++) {
+		const struct json_value *g = &groups->items[i];
+		const char *fp = json_member_string(g, "fingerprint"), *file = json_member_string(g, "file"),
+			   *function = json_member_string(g, "function");
+		double line = 0;
+		json_member_number(g, "line", &line);
+		cr_expect(fp && strlen(fp) == 16 && strspn(fp, "0123456789abcdef") == 16, "%s", r.out);
+		out.n += (size_t)snprintf(out.s + out.n, sizeof(out.s) - out.n, "%s:%s:%d:%s\n", fp ? fp : "-",
+					  file ? file : "-", (int)line, function ? function : "-");
+	}
+	json_value_free(&doc);
+	run_free(&r);
+	return strdup(out.s);
+}
+
+/* CI keys a bug by its fingerprint: the same bug gives the same value in
+ * another run (another pid, another address layout), two bugs two values;
+ * the site is also given as fields. */
+Test(cli, report_json_groups_carry_a_stable_fingerprint_and_their_site_as_fields)
+{
+	char *dir = cli_temp_dir();
+	char a[4300], b[4300];
+	snprintf(a, sizeof(a), "%s/a.log", dir);
+	snprintf(b, sizeof(b), "%s/b.log", dir);
+	for (int i = 0; i < 2; i++) {
+		char path[4200];
+		snprintf(path, sizeof(path), "%s", build_path("targets/demo_buggy_cache.memb"));
+		char *argv[] = { path, NULL };
+		struct run r = run_program(argv, &(struct run_options){ .preload = 1, .log_path = i ? b : a });
+		cr_expect_eq(r.exit_code, 66, "%s", r.err);
+		run_free(&r);
+	}
+	char *first = fingerprints_of(a), *second = fingerprints_of(b);
+	cr_expect_str_eq(first, second, "the same bugs, the same fingerprints");
+	cr_expect(strstr(first, ":tests/targets/demo_buggy_cache.c:19:route_stats\n"), "%s", first);
+	/* three groups, three values */
+	char fps[3][17] = { "", "", "" };
+	int n = 0;
+	for (const char *l = first; *l && n < 3; l = strchr(l, '\n') + 1)
+		snprintf(fps[n++], 17, "%.16s", l);
+	cr_expect_eq(n, 3, "%s", first);
+	cr_expect(strcmp(fps[0], fps[1]) && strcmp(fps[0], fps[2]) && strcmp(fps[1], fps[2]), "%s", first);
+	free(first);
+	free(second);
 	cli_remove_dir(dir);
 }
 

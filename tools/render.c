@@ -321,6 +321,40 @@ void render_text(const struct collection *c, struct strbuf *out)
 	}
 }
 
+/* A group's fingerprint: FNV-1a of its grouping key (group.h), which is
+ * made of the kind, file:line or function names and the locks' sites,
+ * never of addresses, pids or threads: the same bug, the same value across
+ * runs, processes and builds that do not move its code. */
+static void json_fingerprint(struct json *j, const char *key)
+{
+	unsigned long long h = 0xcbf29ce484222325ull;
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3ull;
+	}
+	char hex[17];
+	snprintf(hex, sizeof(hex), "%016llx", h);
+	json_str(j, "fingerprint", hex);
+}
+
+/* The site as fields: "file" and "line" when the source is known,
+ * "function" when named. */
+static void json_site_fields(struct json *j, const struct splat *s)
+{
+	if (!s->has_site)
+		return;
+	const struct frame *f = &s->site;
+	const char *colon = f->source ? strrchr(f->source, ':') : NULL;
+	if (colon && colon[1]) {
+		char *file = xstrndup(f->source, (size_t)(colon - f->source));
+		json_str(j, "file", file);
+		json_num(j, "line", atoll(colon + 1));
+		free(file);
+	}
+	if (f->function && strcmp(f->function, "??"))
+		json_str(j, "function", f->function);
+}
+
 static void json_frame(struct json *j, const struct frame *f)
 {
 	json_begin_object(j, NULL);
@@ -366,9 +400,29 @@ void render_json(const struct collection *c, struct strbuf *out)
 		json_begin_object(&j, NULL);
 		json_str(&j, "title", s->title);
 		json_str(&j, "kind", s->kind);
+		json_fingerprint(&j, gr->key);
 		struct strbuf site = { 0 }, text = { 0 };
 		splat_summary_render(s, &site);
 		json_str(&j, "site", site.s ? site.s : "");
+		json_site_fields(&j, s);
+		json_begin_array(&j, "locks");
+		for (size_t i = 0; i < s->nlocks; i++) {
+			const struct splat_lock *l = &s->locks[i];
+			json_begin_object(&j, NULL);
+			/* no "kind": a record names an acquiring lock by its C
+			 * type where the text says {mutex}; the same bug must
+			 * read the same from either */
+			json_str(&j, "role", l->role);
+			json_str(&j, "name", l->name);
+			if (l->has_at) {
+				struct strbuf at = { 0 };
+				frame_where(&l->at, &at);
+				json_str(&j, "at", at.s ? at.s : "");
+				sb_free(&at);
+			}
+			json_end_object(&j);
+		}
+		json_end_array(&j);
 		json_num(&j, "reports", (long long)gr->count);
 		json_num(&j, "runs", (long long)gr->runs);
 		json_num(&j, "processes", (long long)gr->processes);
