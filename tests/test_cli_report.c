@@ -161,7 +161,7 @@ static char *fingerprints_of(const char *log)
 /* CI keys a bug by its fingerprint: the same bug gives the same value in
  * another run (another pid, another address layout), two bugs two values;
  * the site is also given as fields. */
-Test(cli, report_json_groups_carry_a_stable_fingerprint_and_their_site_as_fields)
+Test(cli, report_json_sarif_and_gcc_lines_carry_a_stable_fingerprint_and_the_site)
 {
 	char *dir = cli_temp_dir();
 	char a[4300], b[4300];
@@ -185,6 +185,48 @@ Test(cli, report_json_groups_carry_a_stable_fingerprint_and_their_site_as_fields
 		snprintf(fps[n++], 17, "%.16s", l);
 	cr_expect_eq(n, 3, "%s", first);
 	cr_expect(strcmp(fps[0], fps[1]) && strcmp(fps[0], fps[2]) && strcmp(fps[1], fps[2]), "%s", first);
+
+	/* SARIF 2.1.0: one result per bug, its kind the rule, its file and
+	 * line the location, the same fingerprint */
+	struct run r = cli_env(0, NULL, "report", "--sarif", a, NULL);
+	cr_expect_eq(r.exit_code, 1, "%s", r.err);
+	struct json_value doc;
+	size_t at;
+	cr_assert_eq(json_parse(r.out, strlen(r.out), &doc, &at), 0, "%s", r.out);
+	cr_expect_str_eq(json_member_string(&doc, "version") ?: "", "2.1.0");
+	const struct json_value *runs = json_member(&doc, "runs");
+	cr_assert(runs && runs->type == JSON_ARRAY && runs->count == 1, "%s", r.out);
+	const struct json_value *results = json_member(&runs->items[0], "results");
+	cr_assert(results && results->type == JSON_ARRAY, "%s", r.out);
+	cr_expect_eq(results->count, 3, "%s", r.out);
+	int found = 0;
+	for (size_t i = 0; i < results->count; i++) {
+		const struct json_value *res = &results->items[i];
+		const struct json_value *fp = json_member(res, "partialFingerprints");
+		const char *value = fp ? json_member_string(fp, "lockdepRcuBug/v1") : NULL;
+		cr_expect(value && strstr(first, value), "the --json fingerprint: %s\n%s", value ? value : "(none)", first);
+		const struct json_value *locs = json_member(res, "locations");
+		const struct json_value *phys = locs && locs->count ? json_member(&locs->items[0], "physicalLocation") : NULL;
+		const struct json_value *region = phys ? json_member(phys, "region") : NULL;
+		const struct json_value *art = phys ? json_member(phys, "artifactLocation") : NULL;
+		double line = 0;
+		if (region)
+			json_member_number(region, "startLine", &line);
+		if ((int)line == 19 && art && !strcmp(json_member_string(art, "uri") ?: "", "tests/targets/demo_buggy_cache.c") &&
+		    !strcmp(json_member_string(res, "ruleId") ?: "", "suspicious_rcu"))
+			found = 1;
+	}
+	cr_expect(found, "route_stats's bug at demo_buggy_cache.c:19:\n%s", r.out);
+	json_value_free(&doc);
+	run_free(&r);
+
+	/* lines editors parse */
+	r = cli_env(0, NULL, "report", "--format=gcc", a, NULL);
+	cr_expect_eq(r.exit_code, 1, "%s", r.err);
+	cr_expect(strstr(r.out, "tests/targets/demo_buggy_cache.c:19: warning: WARNING: suspicious RCU usage [suspicious_rcu]\n"),
+		  "%s", r.out);
+	cr_expect_eq(count_of(r.out, "\n"), 3, "one line per bug:\n%s", r.out);
+	run_free(&r);
 	free(first);
 	free(second);
 	cli_remove_dir(dir);

@@ -26,7 +26,10 @@ int load_suppressions(const char *cmd, const char *path);
 /* Prints the notes (stderr) and the report (stdout, text or JSON) of a
  * finished collection; returns EXIT_FOUND when it holds unsuppressed
  * splats, hangs or crashes, else EXIT_CLEAN. */
-int print_report(const char *cmd, const struct collection *c, int json);
+/* How print_report() prints: the text, one JSON document, SARIF 2.1.0, or
+ * "file:line: warning: TITLE [kind]" lines as compilers print them. */
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_SARIF, REPORT_GCC };
+int print_report(const char *cmd, const struct collection *c, int format);
 
 /* The version the command prints. It must equal LOCKDEP_RCU_VERSION of
  * preload/report/report.h, which the tracer prints in every splat; test_cli
@@ -38,6 +41,8 @@ int print_report(const char *cmd, const struct collection *c, int json);
  * and the JSON document CI reads. Both carry the same facts. */
 void render_text(const struct collection *c, struct strbuf *out);
 void render_json(const struct collection *c, struct strbuf *out);
+void render_sarif(const struct collection *c, struct strbuf *out);
+void render_gcc(const struct collection *c, struct strbuf *out);
 /* "11 (Segmentation fault)" */
 void render_signal(int sig, struct strbuf *out);
 

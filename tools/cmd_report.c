@@ -8,7 +8,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: lockdep-rcu report [--json] [--no-symbolize] [--symbols DIR]... [--suppressions FILE]\n"
+		"usage: lockdep-rcu report [--json | --sarif | --format=gcc] [--no-symbolize] [--symbols DIR]...\n"
+		"                          [--suppressions FILE]\n"
 		"                          LOG-OR-DIR...\n"
 		"\n"
 		"Reads tracer logs (files, or directories walked recursively: every file but\n"
@@ -24,6 +25,10 @@ static void usage(FILE *f)
 		"run write.\n"
 		"\n"
 		"  --json               one JSON document on stdout instead of text\n"
+		"  --sarif              SARIF 2.1.0 on stdout: one result per bug, its kind the\n"
+		"                       rule, the lock sites related locations, a fingerprint\n"
+		"  --format=gcc         one \"FILE:LINE: warning: TITLE [KIND]\" line per bug, as\n"
+		"                       compilers print them, for editors\n"
 		"  --no-symbolize       run no addr2line: \"0xADDR [module+0xoff]\" frames stay\n"
 		"                       as they are (default: addr2line names them where debug\n"
 		"                       info exists); names the records give are still used\n"
@@ -69,13 +74,17 @@ int load_suppressions(const char *cmd, const char *path)
 	return 0;
 }
 
-int print_report(const char *cmd, const struct collection *c, int json)
+int print_report(const char *cmd, const struct collection *c, int format)
 {
 	for (size_t i = 0; i < c->nnotes; i++)
 		fprintf(stderr, "lockdep-rcu %s: note: %s\n", cmd, c->notes[i]);
 	struct strbuf out = { 0 };
-	if (json)
+	if (format == REPORT_JSON)
 		render_json(c, &out);
+	else if (format == REPORT_SARIF)
+		render_sarif(c, &out);
+	else if (format == REPORT_GCC)
+		render_gcc(c, &out);
 	else
 		render_text(c, &out);
 	fflush(stderr);
@@ -103,7 +112,11 @@ int cmd_report(int argc, char **argv)
 			status = EXIT_CLEAN;
 			goto out;
 		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
+			json = REPORT_JSON;
+		} else if (!strcmp(argv[i], "--sarif")) {
+			json = REPORT_SARIF;
+		} else if (!strcmp(argv[i], "--format=gcc")) {
+			json = REPORT_GCC;
 		} else if (!strcmp(argv[i], "--no-symbolize")) {
 			o.symbolize = 0;
 		} else if ((r = option_value(argc, argv, &i, "--symbols", &v)) != 0) {

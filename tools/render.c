@@ -325,15 +325,20 @@ void render_text(const struct collection *c, struct strbuf *out)
  * made of the kind, file:line or function names and the locks' sites,
  * never of addresses, pids or threads: the same bug, the same value across
  * runs, processes and builds that do not move its code. */
-static void json_fingerprint(struct json *j, const char *key)
+static void fingerprint_of(const char *key, char hex[17])
 {
 	unsigned long long h = 0xcbf29ce484222325ull;
 	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
 		h ^= *p;
 		h *= 0x100000001b3ull;
 	}
+	snprintf(hex, 17, "%016llx", h);
+}
+
+static void json_fingerprint(struct json *j, const char *key)
+{
 	char hex[17];
-	snprintf(hex, sizeof(hex), "%016llx", h);
+	fingerprint_of(key, hex);
 	json_str(j, "fingerprint", hex);
 }
 
@@ -469,4 +474,141 @@ void render_json(const struct collection *c, struct strbuf *out)
 		json_str(&j, NULL, c->notes[i]);
 	json_end_array(&j);
 	json_end_object(&j);
+}
+
+/* ---- SARIF and compiler-style lines ------------------------------------------ */
+
+/* "file" and line of a frame's source, or 0. */
+static int frame_file_line(const struct frame *f, char **file, long *line)
+{
+	const char *colon = f->source ? strrchr(f->source, ':') : NULL;
+	if (!colon || !colon[1])
+		return 0;
+	*file = xstrndup(f->source, (size_t)(colon - f->source));
+	*line = atol(colon + 1);
+	return 1;
+}
+
+static void sarif_location(struct json *j, const struct frame *f, const char *message)
+{
+	char *file;
+	long line;
+	json_begin_object(j, NULL);
+	if (frame_file_line(f, &file, &line)) {
+		json_begin_object(j, "physicalLocation");
+		json_begin_object(j, "artifactLocation");
+		json_str(j, "uri", file);
+		json_end_object(j);
+		json_begin_object(j, "region");
+		json_num(j, "startLine", line);
+		json_end_object(j);
+		json_end_object(j);
+		free(file);
+	}
+	if (f->function && strcmp(f->function, "??")) {
+		json_begin_array(j, "logicalLocations");
+		json_begin_object(j, NULL);
+		json_str(j, "name", f->function);
+		json_str(j, "kind", "function");
+		json_end_object(j);
+		json_end_array(j);
+	}
+	if (message) {
+		json_begin_object(j, "message");
+		json_str(j, "text", message);
+		json_end_object(j);
+	}
+	json_end_object(j);
+}
+
+void render_sarif(const struct collection *c, struct strbuf *out)
+{
+	struct json j = { .out = out };
+	json_begin_object(&j, NULL);
+	json_str(&j, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+	json_str(&j, "version", "2.1.0");
+	json_begin_array(&j, "runs");
+	json_begin_object(&j, NULL);
+	json_begin_object(&j, "tool");
+	json_begin_object(&j, "driver");
+	json_str(&j, "name", "lockdep-rcu");
+	json_str(&j, "version", LOCKDEP_RCU_TOOL_VERSION);
+	/* one rule per report kind, in the table's order */
+	json_begin_array(&j, "rules");
+	for (int k = 0; k < NR_REPORT_KINDS; k++) {
+		json_begin_object(&j, NULL);
+		json_str(&j, "id", report_record_kind[k]);
+		json_str(&j, "name", report_kind_name[k]);
+		json_begin_object(&j, "shortDescription");
+		json_str(&j, "text", report_kind_name[k]);
+		json_end_object(&j);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	json_end_object(&j);
+	json_begin_array(&j, "results");
+	for (size_t g = 0; g < c->groups.n; g++) {
+		const struct group *gr = c->groups.v[g];
+		if (gr->suppressed)
+			continue;
+		const struct splat *s = &gr->rep;
+		struct strbuf site = { 0 };
+		splat_summary_render(s, &site);
+		json_begin_object(&j, NULL);
+		json_str(&j, "ruleId", s->kind);
+		json_str(&j, "level", "error");
+		json_begin_object(&j, "message");
+		json_str(&j, "text", site.s ? site.s : s->title);
+		json_end_object(&j);
+		json_begin_array(&j, "locations");
+		if (s->has_site)
+			sarif_location(&j, &s->site, NULL);
+		json_end_array(&j);
+		/* the other places the report names: where each lock was taken */
+		json_begin_array(&j, "relatedLocations");
+		for (size_t i = 0; i < s->nlocks; i++)
+			if (s->locks[i].has_at) {
+				struct strbuf what = { 0 };
+				sb_printf(&what, "%s: %s", s->locks[i].role, s->locks[i].name);
+				sarif_location(&j, &s->locks[i].at, what.s);
+				sb_free(&what);
+			}
+		json_end_array(&j);
+		char hex[17];
+		fingerprint_of(gr->key, hex);
+		json_begin_object(&j, "partialFingerprints");
+		json_str(&j, "lockdepRcuBug/v1", hex);
+		json_end_object(&j);
+		json_begin_object(&j, "properties");
+		json_str(&j, "title", s->title);
+		json_num(&j, "reports", (long long)gr->count);
+		json_num(&j, "runs", (long long)gr->runs);
+		json_end_object(&j);
+		json_end_object(&j);
+		sb_free(&site);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	json_end_array(&j);
+	json_end_object(&j);
+	sb_putc(out, '\n');
+}
+
+void render_gcc(const struct collection *c, struct strbuf *out)
+{
+	for (size_t g = 0; g < c->groups.n; g++) {
+		const struct group *gr = c->groups.v[g];
+		if (gr->suppressed)
+			continue;
+		const struct splat *s = &gr->rep;
+		char *file = NULL;
+		long line = 0;
+		if (s->has_site && frame_file_line(&s->site, &file, &line))
+			sb_printf(out, "%s:%ld: ", file, line);
+		else
+			sb_puts(out, "lockdep-rcu: ");
+		sb_printf(out, "warning: %s [%s]\n", s->title, s->kind);
+		free(file);
+	}
 }
