@@ -126,14 +126,18 @@ Test(cli, stress_perturb_gives_each_run_its_seed)
 	cli_remove_dir(dir);
 }
 
-Test(cli, stress_names_the_seed_of_a_failing_run_and_how_to_replay_it)
+Test(cli, stress_names_the_seed_of_a_failing_run_its_hit_rate_and_calls_no_rerun_a_replay)
 {
 	struct run r = cli_env(0, NULL, "stress", "-n", "2", "-j", "1", "--perturb", "--seed", "7", "--",
 			       cli_target("cli_misc.memb"), "bug", NULL);
 	cr_expect_eq(r.exit_code, 1);
 	cr_expect(strstr(r.err, "run 1: 1 report (seed 7)"), "%s", r.err);
 	cr_expect(strstr(r.err, "run 2: 1 report (seed 8)"), "%s", r.err);
-	cr_expect(strstr(r.err, "replay run 1: lockdep-rcu stress -n 1 --perturb --seed 7 -- "), "%s", r.err);
+	cr_expect(strstr(r.err, "lockdep-rcu stress: 2 of 2 runs found something (100%)\n"), "%s", r.err);
+	cr_expect(strstr(r.err, "run 1's delays again (seed 7; the scheduler is not replayed, so it may pass): "
+				"lockdep-rcu stress -n 1 --perturb --seed 7 -- "),
+		  "%s", r.err);
+	cr_expect_null(strstr(r.err, "replay run"), "a run again is no replay: %s", r.err);
 	cr_expect(strstr(r.out, "example from ") && strstr(r.out, "(seed 7)"), "%s", r.out);
 	const char *kept = strstr(r.err, "logs kept in ");
 	char dir[4096];

@@ -43,7 +43,8 @@ static void usage(FILE *f)
 		"                       acquire and release and read-side unlock, to widen race\n"
 		"                       windows (tracer options perturb=1:seed=N)\n"
 		"  --seed N             run i gets seed N+i-1 (default: random); a failing run's\n"
-		"                       seed is printed: replay it with -n 1 --seed THAT --perturb\n"
+		"                       seed is printed. A seed fixes perturb's delays, not the\n"
+		"                       scheduler: a run again with it may pass\n"
 		"  -o DIR               keep the logs in DIR (a new or empty directory); by\n"
 		"                       default a temporary one, removed when nothing was found\n"
 		"  --option, --suppressions, --json, --no-symbolize, --symbols: as for run\n"
@@ -89,6 +90,7 @@ struct stress {
 	int progress_shown;
 	double last_progress;
 	long first_failed;        /* -1 or the index of the first run with a finding */
+	long failed;              /* runs with a finding */
 	unsigned long first_failed_seed;
 };
 
@@ -315,6 +317,7 @@ static void finish_run(struct stress *s, struct job *j, int ws)
 		if (s->a->perturb)
 			fprintf(stderr, " (seed %lu)", j->seed);
 		fprintf(stderr, "\n");
+		s->failed++;
 		if (s->first_failed < 0 || j->index < s->first_failed) {   /* runs end out of order */
 			s->first_failed = j->index;
 			s->first_failed_seed = j->seed;
@@ -421,12 +424,21 @@ static char *make_dir(const char *requested)
 	return templ;
 }
 
-static void print_replay(const struct stress *s)
+/* The hit rate, and what a seed fixes: perturb's delays, not the
+ * scheduler's choices, so a run again with its seed is no replay: it may
+ * pass. What finds the race again is more runs. */
+static void print_rerun(const struct stress *s)
 {
-	if (s->first_failed < 0 || !s->a->perturb)
+	if (s->first_failed < 0)
 		return;
-	fprintf(stderr, "lockdep-rcu stress: replay run %ld: lockdep-rcu stress -n 1 --perturb --seed %lu --",
-		s->first_failed + 1, s->first_failed_seed);
+	fprintf(stderr, "lockdep-rcu stress: %ld of %ld run%s found something (%.0f%%)\n", s->failed, s->done,
+		s->done == 1 ? "" : "s", s->done ? 100.0 * (double)s->failed / (double)s->done : 0.0);
+	if (!s->a->perturb)
+		return;
+	fprintf(stderr,
+		"lockdep-rcu stress: run %ld's delays again (seed %lu; the scheduler is not replayed, so it may "
+		"pass): lockdep-rcu stress -n 1 --perturb --seed %lu --",
+		s->first_failed + 1, s->first_failed_seed, s->first_failed_seed);
 	for (char **p = s->a->program; *p; p++)
 		fprintf(stderr, " %s", *p);
 	fprintf(stderr, "\n");
@@ -496,7 +508,7 @@ int cmd_stress(int argc, char **argv)
 		fprintf(stderr, "lockdep-rcu stress: interrupted after %ld of %ld runs\n", s.done, a.runs);
 	collection_finish(&s.c, &a.collect);
 	status = print_report("stress", &s.c, a.json);
-	print_replay(&s);
+	print_rerun(&s);
 	if (status == EXIT_CLEAN && !a.dir && run_status != 130) {
 		remove_tree(s.dir);
 		fprintf(stderr, "lockdep-rcu stress: nothing found; logs removed\n");
