@@ -50,6 +50,9 @@ NOPIE_TARGETS := $(BUILD)/targets/header_checks.memb.nopie $(BUILD)/targets/dere
 LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header_checks.qsbr.lgpl \
 	$(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/lgpl_inline.$(f).lgpl $(BUILD)/targets/lfht_resize.$(f).lgpl $(BUILD)/targets/lfht_rules.$(f).lgpl \
 		$(BUILD)/targets/rcu_free_while_held.$(f).lgpl)
+# Built at -O2 as well (calls inlined, frames merged), with and without
+# _LGPL_SOURCE: the liburcu-cds checks.
+O2_TARGETS := $(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/lfht_rules.$(f).o2 $(BUILD)/targets/lfht_rules.$(f).lgpl.o2)
 
 # Programs that need their own link lines: a plugin that links liburcu in
 # its own scope and its host; a library whose destructor witnesses exit.
@@ -177,6 +180,12 @@ $(BUILD)/targets/%.$(1).nopie: tests/targets/%.c tests/targets/target.h include/
 $(BUILD)/targets/%.$(1).lgpl: tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
 	@mkdir -p $$(@D)
 	$$(CC) $$(TARGET_CFLAGS) -D_LGPL_SOURCE $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ -Wl,--as-needed $$(FLAVOR_LIBS_$(1)) -lurcu-cds -lurcu-common
+$(BUILD)/targets/%.$(1).o2: tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(TARGET_CFLAGS) -O2 $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ -Wl,--as-needed $$(FLAVOR_LIBS_$(1)) -lurcu-cds -lurcu-common
+$(BUILD)/targets/%.$(1).lgpl.o2: tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(TARGET_CFLAGS) -O2 -D_LGPL_SOURCE $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ -Wl,--as-needed $$(FLAVOR_LIBS_$(1)) -lurcu-cds -lurcu-common
 endef
 $(foreach f,$(URCU_FLAVORS),$(eval $(call flavored_target,$(f))))
 
@@ -229,7 +238,7 @@ $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/base/options.h preload/base/suppress
 	@mkdir -p $(@D)
 	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ $(SYMBOLIZE_LIBS) -lcriterion
 
-TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS) \
+TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(O2_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS) \
 	$(BENCH_BINS) $(BUILD)/bench/floor_preload.so
 
 # LeakSanitizer stays on for our code and the tools; only Criterion's own

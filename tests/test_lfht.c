@@ -10,7 +10,8 @@
 
 #define SUSPICIOUS_KIND "suspicious_rcu"
 
-static const char *const builds[] = { "memb", "mb", "signal", "qsbr", "bp", "memb.lgpl", "qsbr.lgpl", "bp.lgpl", NULL };
+static const char *const builds[] = { "memb", "mb", "signal", "qsbr", "bp", "memb.lgpl", "qsbr.lgpl", "bp.lgpl",
+				      "memb.o2", "qsbr.o2", "bp.o2", "memb.lgpl.o2", "qsbr.lgpl.o2", NULL };
 
 static struct run_records lfht_run(const char *build, const char *scenario)
 {
@@ -28,7 +29,9 @@ static void expect_calls_reported(const char *scenario, const char *function, co
 		int n = 0;
 		for (; calls[n]; n++) {
 			int line = target_site_line(&rr.run, n + 1);
-			const struct record *r = expect_record_at(&rr, SUSPICIOUS_KIND, function, "lfht_rules.c", line);
+			/* at -O2 the helper is inlined: its caller is the frame */
+			const char *in = strstr(*b, "o2") ? NULL : function;
+			const struct record *r = expect_record_at(&rr, SUSPICIOUS_KIND, in, "lfht_rules.c", line);
 			char message[128];
 			snprintf(message, sizeof(message), "%s outside an RCU read-side critical section!", calls[n]);
 			cr_expect(r && record_message_ends(r, message), "[%s] %s at line %d\n%s", *b, message, line,
@@ -77,11 +80,12 @@ Test(lfht, additions_and_removals_outside_a_read_side_are_reported, .timeout = 2
 /* cds_lfht_del() and free() at once, while another thread holds the entry
  * it looked up: the entry the lookup handed the reader counts as
  * dereferenced in its read side, so the free is reported where it is made.
- * Not with memb's or bp's read side inlined (_LGPL_SOURCE): its end is not
- * seen, so what it holds is not kept (as for rcu_dereference()). */
+ * Not with the read side inlined (_LGPL_SOURCE), nor for QSBR, whose
+ * protection ends at quiescent states _LGPL_SOURCE inlines: an end the
+ * tracer may not see, so what the reader holds is not kept. */
 Test(lfht, a_removed_entry_freed_while_a_reader_holds_it_is_reported, .timeout = 240)
 {
-	static const char *const held_builds[] = { "memb", "mb", "signal", "qsbr", "bp", "qsbr.lgpl", NULL };
+	static const char *const held_builds[] = { "memb", "mb", "signal", "bp", "memb.o2", "bp.o2", NULL };
 	for (const char *const *b = held_builds; *b; b++) {
 		struct run_records rr = lfht_run(*b, "bug-del-then-free-while-held");
 		cr_expect(strstr(rr.run.out, "done\n") && strstr(rr.run.out, "reader holds 1\n"), "[%s]\n%s", *b,
@@ -89,7 +93,8 @@ Test(lfht, a_removed_entry_freed_while_a_reader_holds_it_is_reported, .timeout =
 		expect_records(&rr, "rcu_use_after_free", 1);
 		expect_records(&rr, NULL, 1);
 		int line = target_site_line(&rr.run, 2);
-		expect_record_at(&rr, "rcu_use_after_free", "remove_while_held", "lfht_rules.c", line);
+		expect_record_at(&rr, "rcu_use_after_free", strstr(*b, "o2") ? NULL : "remove_while_held", "lfht_rules.c",
+				 line);
 		run_records_free(&rr);
 
 		rr = lfht_run(*b, "ok-del-then-call-rcu");

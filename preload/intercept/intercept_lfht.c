@@ -133,11 +133,17 @@ static void check_table_call(const struct cds_lfht *ht, const char *what, uintpt
 						     : "urcu/rculfhash.h: call with rcu_read_lock held");
 }
 
-/* The node a call handed the program, dereferenced in its read side. */
+/* The node a call handed the program, dereferenced in its read side: one
+ * the wrappers saw begin, so that its end is seen too. Not for a QSBR
+ * thread (online is its read side): with _LGPL_SOURCE its quiescent states
+ * are inlined, no wrapper sees them, and the node would count as held long
+ * after liburcu let a grace period end (a free after synchronize_rcu()
+ * reported; seen at -O2 with a call_rcu worker's start block reusing the
+ * memory). */
 static void note_node(const void *node, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
-	if (node && urcu_call_is_ours(ts))
+	if (node && ts->nr_readers && urcu_call_is_ours(ts))
 		rcu_deref_note(ts, node, ip);
 }
 
