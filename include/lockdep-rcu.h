@@ -347,6 +347,40 @@ LOCKDEP_RCU__INLINE const struct srcu_struct *lockdep_rcu__srcu(const struct src
 #endif
 #endif
 
+/* liburcu's RCU list traversal, checked (the article's first future
+ * direction; the kernel's list_for_each_entry_rcu() since 5.4). With
+ * <urcu/rculist.h> included before this header,
+ * cds_list_for_each_entry_rcu(pos, head, member) takes an optional last
+ * argument, a lockdep condition under which the traversal is legal outside
+ * a read-side section: cds_list_for_each_entry_rcu(pos, head, member,
+ * lockdep_is_held(&list_lock)). It is checked once, at the traversal's
+ * start, as the kernel does: one report per site, "RCU-list traversed in
+ * non-reader section!!". The entries are loaded as liburcu loads them, and
+ * the tracer learns each (a free() of one by another thread while the
+ * section lasts is reported). Without the preload the condition is not
+ * evaluated. */
+#ifdef _URCU_RCULIST_H
+#define LOCKDEP_RCU__SECOND(a, b, ...) b
+#define LOCKDEP_RCU__LIST_CHECK(...)                                                   \
+	((lockdep_rcu_api_get() && !(rcu_read_lock_held() || LOCKDEP_RCU__SECOND(0, ##__VA_ARGS__, 0))) \
+		 ? lockdep_rcu_api_get()->suspicious(__FILE__, __LINE__,                 \
+						     "RCU-list traversed in non-reader section!") \
+		 : (void)0)
+#define LOCKDEP_RCU__LIST_NEXT(p) __extension__ ({                                \
+	__typeof__(p) lockdep_rcu__n = rcu_dereference_raw(p);                    \
+	const struct lockdep_rcu_api *lockdep_rcu__l = lockdep_rcu_api_get();      \
+	if (lockdep_rcu__l)                                                       \
+		lockdep_rcu__l->dereferenced((const void *)lockdep_rcu__n);        \
+	(lockdep_rcu__n);                                                         \
+})
+#undef cds_list_for_each_entry_rcu
+#define cds_list_for_each_entry_rcu(pos, head, member, ...)                            \
+	for (LOCKDEP_RCU__LIST_CHECK(__VA_ARGS__),                                    \
+	     pos = cds_list_entry(LOCKDEP_RCU__LIST_NEXT((head)->next), __typeof__(*(pos)), member); \
+	     &(pos)->member != (head);                                                 \
+	     pos = cds_list_entry(LOCKDEP_RCU__LIST_NEXT((pos)->member.next), __typeof__(*(pos)), member))
+#endif /* _URCU_RCULIST_H */
+
 #endif /* LOCKDEP_RCU__URCU */
 #endif /* LOCKDEP_RCU_IMPLEMENTATION */
 

@@ -185,3 +185,26 @@ Test(header, no_pie_and_lgpl_builds)
 	expect_silent("qsbr.lgpl", "deref-in-reader");
 	expect_one_report("memb.lgpl", "deref-bh-in-vanilla-reader", CHECK_FAILED);
 }
+
+/* cds_list_for_each_entry_rcu() checked as the kernel's
+ * list_for_each_entry_rcu(): once per traversal (two entries, one
+ * report), legal in a read side or under the condition given as its last
+ * argument; a lock held but not named does not count. */
+Test(header, rcu_list_traversal_is_checked_once_with_an_optional_condition)
+{
+	const char *const builds[] = { "memb", "bp", "memb.lgpl", "memb.nopie", NULL };
+	for (const char *const *b = builds; *b; b++) {
+		expect_one_report(*b, "list-outside-reader", "RCU-list traversed in non-reader section!");
+		expect_one_report(*b, "list-under-lock-without-condition", "RCU-list traversed in non-reader section!");
+		expect_silent(*b, "list-in-reader");
+		expect_silent(*b, "list-under-lock-with-condition");
+	}
+	/* an online QSBR thread is a reader */
+	expect_silent("qsbr", "list-outside-reader");
+	/* without the preload: liburcu's own traversal, nothing checked */
+	struct run r = run_target("header_checks", "memb", "list-outside-reader", &plain);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect(strstr(r.out, "sum 3\n"), "%s", r.out);
+	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}

@@ -2,6 +2,7 @@
  * prints "site <line>" for the check it makes, so the test can match the
  * file:line of the report without hard-coding line numbers. */
 #include "target.h"
+#include <urcu/rculist.h>
 #include <lockdep-rcu.h>
 
 struct fdtable {
@@ -274,10 +275,76 @@ SCENARIO unbalanced_bh_unlock(void)
 	SITE(rcu_read_unlock_bh());
 }
 
+/* ---- checked list traversal --------------------------------------------- */
+
+struct route {
+	int metric;
+	struct cds_list_head node;
+};
+static CDS_LIST_HEAD(routes);
+static pthread_mutex_t routes_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct route route_a = { 1, { NULL, NULL } }, route_b = { 2, { NULL, NULL } };
+
+static void routes_fill(void)
+{
+	cds_list_add_tail_rcu(&route_a.node, &routes);
+	cds_list_add_tail_rcu(&route_b.node, &routes);
+}
+
+/* The bug: a traversal with no read side and no condition. Its two
+ * entries are two loads of the macro, yet one report, at the loop. */
+SCENARIO list_outside_reader(void)
+{
+	struct route *r;
+	int sum = 0;
+	routes_fill();
+	SITE(cds_list_for_each_entry_rcu(r, &routes, node) sum += r->metric);
+	printf("sum %d\n", sum);
+}
+
+SCENARIO list_in_reader(void)
+{
+	struct route *r;
+	int sum = 0;
+	routes_fill();
+	rcu_read_lock();
+	SITE(cds_list_for_each_entry_rcu(r, &routes, node) sum += r->metric);
+	rcu_read_unlock();
+	printf("sum %d\n", sum);
+}
+
+/* The update side, saying so: legal. */
+SCENARIO list_under_lock_with_condition(void)
+{
+	struct route *r;
+	int sum = 0;
+	routes_fill();
+	pthread_mutex_lock(&routes_lock);
+	SITE(cds_list_for_each_entry_rcu(r, &routes, node, lockdep_is_held(&routes_lock)) sum += r->metric);
+	pthread_mutex_unlock(&routes_lock);
+	printf("sum %d\n", sum);
+}
+
+/* The lock held but not named: the checked traversal does not guess. */
+SCENARIO list_under_lock_without_condition(void)
+{
+	struct route *r;
+	int sum = 0;
+	routes_fill();
+	pthread_mutex_lock(&routes_lock);
+	SITE(cds_list_for_each_entry_rcu(r, &routes, node) sum += r->metric);
+	pthread_mutex_unlock(&routes_lock);
+	printf("sum %d\n", sum);
+}
+
 int main(int argc, char **argv)
 {
 	rcu_register_thread();
 	static const struct scenario scenarios[] = {
+		{ "list-outside-reader", list_outside_reader },
+		{ "list-in-reader", list_in_reader },
+		{ "list-under-lock-with-condition", list_under_lock_with_condition },
+		{ "list-under-lock-without-condition", list_under_lock_without_condition },
 		{ "fdtable-single-owner", fdtable_single_owner },
 		{ "fdtable-shared-unprotected", fdtable_shared_unprotected },
 		{ "fdtable-shared-under-lock", fdtable_shared_under_lock },
