@@ -5,13 +5,6 @@
 #include "target.h"
 #include <urcu/rculfhash.h>
 
-#if defined(TARGET_BP)
-#define REGISTER() do { } while (0)
-#define UNREGISTER() do { } while (0)
-#else
-#define REGISTER() rcu_register_thread()
-#define UNREGISTER() rcu_unregister_thread()
-#endif
 #if defined(TARGET_QSBR)
 #define QUIESCENT() rcu_quiescent_state()
 #else

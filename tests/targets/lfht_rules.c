@@ -7,13 +7,6 @@
 #include "target.h"
 #include <urcu/rculfhash.h>
 
-#if defined(TARGET_BP)
-#define REGISTER() do { } while (0)
-#define UNREGISTER() do { } while (0)
-#else
-#define REGISTER() rcu_register_thread()
-#define UNREGISTER() rcu_unregister_thread()
-#endif
 /* Outside any read side: for QSBR, an offline thread. */
 #if defined(TARGET_QSBR)
 #define OUTSIDE_BEGIN() rcu_thread_offline()

@@ -14,13 +14,6 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 #else
 #define IS_QSBR 0
 #endif
-#if defined(TARGET_BP)
-#define REGISTER() do { } while (0)
-#define UNREGISTER() do { } while (0)
-#else
-#define REGISTER() rcu_register_thread()
-#define UNREGISTER() rcu_unregister_thread()
-#endif
 
 /* ---- waiting for a grace period inside one's own read side --------------- */
 

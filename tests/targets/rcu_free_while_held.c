@@ -24,13 +24,6 @@
 
 #define SITE(stmt) do { printf("site %d\n", __LINE__); stmt; } while (0)
 
-#if defined(TARGET_BP)
-#define REGISTER() do { } while (0)
-#define UNREGISTER() do { } while (0)
-#else
-#define REGISTER() rcu_register_thread()
-#define UNREGISTER() rcu_unregister_thread()
-#endif
 
 /* QSBR has no read-side sections (rcu_read_lock() is empty): an online
  * thread is a reader until it announces a quiescent state. */

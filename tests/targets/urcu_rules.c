@@ -6,13 +6,6 @@
 
 #define SITE(stmt) do { printf("site %d\n", __LINE__); fflush(stdout); stmt; } while (0)
 
-#if defined(TARGET_BP)
-#define REGISTER() do { } while (0)
-#define UNREGISTER() do { } while (0)
-#else
-#define REGISTER() rcu_register_thread()
-#define UNREGISTER() rcu_unregister_thread()
-#endif
 
 struct item {
 	int value;
