@@ -28,15 +28,6 @@
 #endif
 #endif
 
-/* Registering a thread as the flavor needs it: bp registers by itself. */
-#if defined(TARGET_BP)
-#define REGISTER() do { } while (0)
-#define UNREGISTER() do { } while (0)
-#else
-#define REGISTER() rcu_register_thread()
-#define UNREGISTER() rcu_unregister_thread()
-#endif
-
 /* Keep each scenario function a real frame with its own name in backtraces. */
 #define SCENARIO __attribute__((noinline)) static void
 
@@ -73,5 +64,15 @@ static inline void in_thread(void *(*fn)(void *))
 		exit(3);
 	}
 }
+
+/* Registering a thread as the flavor needs it: bp registers by itself.
+ * (Last in this file: golden reports name lines above.) */
+#if defined(TARGET_BP)
+#define REGISTER() do { } while (0)
+#define UNREGISTER() do { } while (0)
+#else
+#define REGISTER() rcu_register_thread()
+#define UNREGISTER() rcu_unregister_thread()
+#endif
 
 #endif
