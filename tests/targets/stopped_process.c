@@ -64,9 +64,14 @@ static void reader_while_child_sleeps(int stop, double hold)
 		;
 	rcu_read_unlock();
 #ifdef TARGET_QSBR
-	rcu_quiescent_state();
+	/* Offline while it blocks in the join: the updater, stopped with the
+	 * process, may start its grace period only now. */
+	rcu_thread_offline();
 #endif
 	pthread_join(t, NULL);
+#ifdef TARGET_QSBR
+	rcu_thread_online();
+#endif
 	rcu_unregister_thread();
 	printf("done\n");
 }
