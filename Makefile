@@ -157,7 +157,7 @@ $(PRELOAD): $(PRELOAD_OBJS) preload/exports.map
 # The command shares the suppressions parser, the option table
 # (preload/base/options.h), the report kinds and titles
 # (preload/base/report_kinds.h) and the demangler with the tracer.
-TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/base/suppressions.c preload/base/suppressions.h preload/base/options.h preload/base/options.c \
+TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/base/suppressions.c preload/base/suppressions.h preload/base/options.h preload/base/options.c preload/base/utf8.h \
 	preload/base/report_kinds.c preload/base/report_kinds.h preload/base/graph_format.h preload/base/record_schema.h \
 	preload/symbolize/demangle.c preload/symbolize/demangle.h
 $(TOOL): $(TOOL_DEPS)

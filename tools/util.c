@@ -148,35 +148,6 @@ int ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-size_t utf8_sequence(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned min;
-	unsigned cp;
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xe0) == 0xc0) {
-		len = 2, cp = c & 0x1f, min = 0x80;
-	} else if ((c & 0xf0) == 0xe0) {
-		len = 3, cp = c & 0x0f, min = 0x800;
-	} else if ((c & 0xf8) == 0xf0) {
-		len = 4, cp = c & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 int read_file(const char *path, size_t max, char **out, size_t *len, int *truncated)
 {
 	/* O_NONBLOCK: a FIFO given by mistake must not hang the reader. */

@@ -3,6 +3,7 @@
 #ifndef LOCKDEP_RCU_TOOL_UTIL_H
 #define LOCKDEP_RCU_TOOL_UTIL_H
 
+#include "../preload/base/utf8.h"
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -36,9 +37,6 @@ void sb_free(struct strbuf *b);
 int starts_with(const char *s, const char *prefix);
 int ends_with(const char *s, const char *suffix);
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid:
- * no overlong forms, no surrogates, nothing above U+10FFFF. */
-size_t utf8_sequence(const unsigned char *s, size_t n);
 
 /* Reads at most max bytes of path into a new NUL-terminated buffer.
  * Returns 0, or -1 with errno set. *truncated is set when the file is

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "report/report_record.h"
+#include "base/utf8.h"
 #include "base/record_schema.h"
 #include "runtime/sandbox.h"
 #include "symbolize/symbolize.h"
@@ -73,34 +74,6 @@ static void put(const char *fmt, ...)
 		item_cut = 1;
 	else
 		seg->len += (size_t)n;
-}
-
-/* The length of the UTF-8 sequence that starts s (at most left bytes), or
- * 0 when the bytes there are not one whole, shortest-form sequence of a
- * code point (surrogates and values above U+10FFFF are not). */
-static size_t utf8_sequence(const unsigned char *s, size_t left)
-{
-	unsigned c = s[0], n, cp, min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f, min = 0x80;
-	else if ((c & 0xf0) == 0xe0)
-		n = 3, cp = c & 0x0f, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07, min = 0x10000;
-	else
-		return 0;
-	if (n > left)
-		return 0;
-	for (unsigned i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
 }
 
 /* The contents of a JSON string: quotes, backslashes and control bytes
