@@ -216,12 +216,29 @@ Test(cli, run_exit_status)
 	}
 }
 
-Test(cli, run_a_report_in_a_child_process_sets_the_status_with_o)
+/* Every run writes records, with -o or without: a report made only by a
+ * child process sets the status either way, and without -o the records'
+ * private directory is gone when run returns. */
+Test(cli, run_a_report_in_a_child_process_sets_the_status)
 {
-	struct run r = cli_env(0, NULL, "run", "--", cli_target("cli_misc.memb"), "child-only", NULL);
-	cr_expect_eq(r.exit_code, 0, "without logs only the parent's status is known:\n%s", r.err);
+	char *tmp = cli_temp_dir();
+	char tmpdir[4200];
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", tmp);
+	const char *env[] = { tmpdir, NULL };
+	struct run r = cli_env(0, env, "run", "--", cli_target("cli_misc.memb"), "child-only", NULL);
+	cr_expect_eq(r.exit_code, 66, "the child's record counts without -o too:\n%s", r.err);
 	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
+	cr_expect(strstr(r.out, "parent clean"), "%s", r.out);
+	cr_expect_eq(cli_count_files(tmp, ""), 2, "run leaves nothing in TMPDIR but . and ..");
 	run_free(&r);
+	/* the user's own records_path is kept, and then nothing is counted from it */
+	char *records = cli_path_in(tmp, "mine.%p.jsonl"), option[4300];
+	snprintf(option, sizeof(option), "records_path=%s", records);
+	r = cli_env(0, env, "run", "--option", option, "--", cli_target("cli_misc.memb"), "child-only", NULL);
+	cr_expect_eq(cli_count_files(tmp, "mine."), 1, "the child's records, where the user asked:\n%s", r.err);
+	run_free(&r);
+	free(records);
+	cli_remove_dir(tmp);
 	char *dir = cli_temp_dir();
 	r = cli_env(0, NULL, "run", "-o", dir, "--", cli_target("cli_misc.memb"), "child-only", NULL);
 	cr_expect_eq(r.exit_code, 66, "the child's log counts:\n%s", r.err);
@@ -261,7 +278,10 @@ Test(cli, run_passes_options_and_keeps_ld_preload)
 	cr_assert(realpath(build_path("liblockdep-rcu.so"), tracer));
 	snprintf(expected, sizeof(expected), "LD_PRELOAD=%s:libm.so.6\n", tracer);
 	cr_expect(strstr(r.out, expected), "expected %s in:\n%s", expected, r.out);
-	snprintf(expected, sizeof(expected), "LOCKDEP_RCU_OPTIONS=max_frames=5:exitcode=0:suppressions=%s\n", supp);
+	/* and last, the records' private directory (run counts every process's
+	 * reports from it) */
+	snprintf(expected, sizeof(expected), "LOCKDEP_RCU_OPTIONS=max_frames=5:exitcode=0:suppressions=%s:records_path=",
+		 supp);
 	cr_expect(strstr(r.out, expected), "the user's options first, ours after:\nexpected %s in:\n%s", expected,
 		  r.out);
 	run_free(&r);

@@ -5,6 +5,7 @@
  * bugs. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
@@ -274,6 +275,55 @@ Test(records, only_beside_a_log_file_never_in_the_text)
 	struct run r = run_target("lock_order", "memb", "abba", &o);
 	cr_expect(!strstr(r.err, "{\"v\":"), "%s", r.err);
 	run_free(&r);
+}
+
+/* records_path: the records in a file of their own wherever the reports go
+ * (stderr here), one per process with %p, made at the first record only. */
+Test(records, records_path_keeps_them_apart_from_the_text)
+{
+	char *dir = cli_temp_dir(), options[4300];
+	snprintf(options, sizeof(options), "records_path=%s/rec.%%p.jsonl", dir);
+	struct run_options o = { .preload = 1, .options = options };
+	/* three processes, one report each: the program, a forked child, and
+	 * a forked child that executes the program again */
+	struct run r = run_target("cli_misc", "memb", "family", &o);
+	cr_expect_eq(splat_count(r.err), 3, "the reports stay on stderr:\n%s", r.err);
+	cr_expect_eq(cli_count_files(dir, "rec."), 3, "one records file per process:\n%s", r.err);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int records = 0;
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "rec.", 4))
+			continue;
+		char *path = cli_path_in(dir, e->d_name), pid[32];
+		char *text = cli_read(path);
+		char *kind = text ? field(text, NULL, "kind") : NULL;
+		cr_expect(kind && !strcmp(kind, "suspicious_rcu"), "%s: %s", e->d_name, text ? text : "(none)");
+		char *recorded_pid = text ? field(text, NULL, "pid") : NULL;
+		snprintf(pid, sizeof(pid), "rec.%s.jsonl", recorded_pid ? recorded_pid : "?");
+		cr_expect_str_eq(e->d_name, pid, "the file of the process that wrote it");
+		records += text && strchr(text, '\n') && !strchr(strchr(text, '\n') + 1, '\n');
+		free(kind);
+		free(recorded_pid);
+		free(text);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	cr_expect_eq(records, 3, "one record in each file");
+	run_free(&r);
+	/* a quiet program leaves no file */
+	r = run_target("lock_order", "memb", "ab-many", &o);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect_eq(cli_count_files(dir, "rec."), 3, "no records file for a quiet process");
+	run_free(&r);
+	/* with a log too, the records go to records_path and not beside the log */
+	snprintf(options, sizeof(options), "log_path=%s/log:records_path=%s/apart.jsonl", dir, dir);
+	r = run_target("lock_order", "memb", "abba", &o);
+	cr_expect_eq(cli_count_files(dir, "log.jsonl"), 0, "nothing beside the log");
+	cr_expect_eq(cli_count_files(dir, "apart.jsonl"), 1, "%s", r.err);
+	run_free(&r);
+	cli_remove_dir(dir);
 }
 
 /* Each report is numbered in its process, in its header line and in its

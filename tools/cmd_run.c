@@ -42,7 +42,8 @@ static void usage(FILE *f)
 		"                       below S (unless given), so the log explains the hang\n"
 		"\n"
 		"Exit status: the program's own; the tracer's exitcode (66 unless set) when\n"
-		"anything was reported (with -o, also when only a child process reported);\n"
+		"anything was reported, also when only a child process reported (counted\n"
+		"from the reports' records: in DIR, else in a private temporary directory);\n"
 		"128+N when the program was killed by signal N; 125 when run itself failed\n"
 		"(no tracer library, a statically linked program, a usage error), 126 when\n"
 		"PROGRAM cannot be executed, 127 when it does not exist, 124 when --timeout\n"
@@ -255,6 +256,7 @@ int cmd_run(int argc, char **argv)
 	int status = RUN_FAILED;
 	struct strbuf err = { 0 };
 	char *tracer = NULL, *program = NULL, *dir = NULL, *preload = NULL;
+	char *records_dir = NULL;   /* without -o: a private one, for the count */
 	struct snapshot before = { 0 };
 	int code;
 	if (!(tracer = find_tracer(&err))) {
@@ -295,6 +297,21 @@ int cmd_run(int argc, char **argv)
 		snapshot_take(&before, dir);
 		struct run_record rec = { .program = program };
 		run_record_write(dir, &rec);
+	} else if (!options_set(a.options.s, "log_path") && !options_set(a.options.s, "records_path")) {
+		/* Reports stay on stderr, and their records go to a directory of
+		 * the run's own: the reports of every process the program starts
+		 * are counted, as with -o. Without it (no TMPDIR to write), only
+		 * the program's own status is known. */
+		const char *tmp = getenv("TMPDIR");
+		records_dir = path_join(tmp && *tmp ? tmp : "/tmp", "lockdep-rcu-run.XXXXXX");
+		if (mkdtemp(records_dir)) {
+			char *records = xasprintf("%s/lockdep-rcu.%%p%s", records_dir, RECORDS_SUFFIX);
+			options_append_value(&a.options, "records_path", records);
+			free(records);
+		} else {
+			free(records_dir);
+			records_dir = NULL;
+		}
 	}
 	preload = compose_preload(tracer, getenv("LD_PRELOAD"));
 	struct spawn sp = {
@@ -335,20 +352,24 @@ int cmd_run(int argc, char **argv)
 		rec.result = RESULT_EXIT;
 		rec.value = status;
 	}
-	if (dir) {
+	if (dir)
 		run_record_write(dir, &rec);
+	if (dir || records_dir) {
 		size_t logs;
-		size_t reports = new_reports(dir, &before, &logs);
+		size_t reports = new_reports(dir ? dir : records_dir, &before, &logs);
 		int exitcode = options_exitcode(a.options.s);
 		/* A child process that reported cannot change the parent's status:
-		 * the logs can, as the tracer would have in a single process. */
+		 * the records can, as the tracer would have in a single process. */
 		if (reports && exitcode && WIFEXITED(ws) && !timed_out)
 			status = exitcode;
-		if (reports)
+		if (reports && dir)
 			fprintf(stderr, "lockdep-rcu run: %zu report%s in %zu log%s in %s (lockdep-rcu report %s "
 				"groups them)\n", reports, reports == 1 ? "" : "s", logs, logs == 1 ? "" : "s", dir, dir);
 	}
 out:
+	if (records_dir)
+		remove_tree(records_dir);
+	free(records_dir);
 	snapshot_free(&before);
 	free(tracer);
 	free(program);

@@ -303,6 +303,12 @@ static int option_given(const char *options, const char *key)
 	return option_value_of(options, key, buf, sizeof(buf)) != NULL;
 }
 
+int options_set(const char *options, const char *key)
+{
+	char buf[8];
+	return options && option_value_of(options, key, buf, sizeof(buf)) && buf[0];
+}
+
 void options_hang_timeouts(struct strbuf *options, double timeout)
 {
 	/* half of what is left once the watchdog's second of lock waiting

@@ -38,6 +38,8 @@ void options_append_value(struct strbuf *options, const char *key, const char *v
 /* The exitcode the tracer will use with these options (the last valid
  * exitcode=, else the default 66), as the tracer parses them. */
 int options_exitcode(const char *options);
+/* Whether the last `key` in options has a value that is not empty. */
+int options_set(const char *options, const char *key);
 /* A run killed after `timeout` seconds: the tracer's hang timeouts
  * (hung_task_timeout, stall_timeout) set below it, so its log explains the
  * hang before the kill; a value the user gave stays. */

@@ -12,6 +12,7 @@
 /* X(name, type, default, description); type is INT or STR. */
 #define TRACER_OPTIONS(X)                                                              \
 	X(log_path, STR, "", "write reports to this file instead of stderr; %p becomes the pid") \
+	X(records_path, STR, "", "write each report's record (one JSON object per line, what lockdep-rcu report reads) to this file, wherever the reports go; %p becomes the pid (default: beside log_path, as LOG.jsonl; none when reports go to stderr)") \
 	X(exitcode, INT, 66, "exit status of a process that printed a report; 0 keeps the program's own") \
 	X(halt_on_error, INT, 0, "exit with exitcode right after the first report")    \
 	X(abort_on_error, INT, 0, "abort() right after the first report: a core dump, or a debugger stops there") \

@@ -28,15 +28,16 @@ struct log_file {
 	int dir_fd;
 	int created;
 	const char *suffix;  /* appended to the expanded log_path */
+	int per_process;     /* its path has %p */
 };
 
 static struct log_file current = { .fd = -1, .dir_fd = -1, .suffix = "" };
-/* The reports' records (report_record.h), beside the log. */
+/* The reports' records (report_record.h): at records_path when it is set,
+ * whether the reports go to a log or to stderr; else beside the log. */
 static struct log_file records = { .fd = -1, .dir_fd = -1, .suffix = ".jsonl" };
 /* A forked child's fallback: the log it inherited from its parent. */
 static struct log_file inherited = { .fd = -1, .dir_fd = -1, .suffix = "" };
 static int wrote_anything;
-static int per_process;   /* log_path has %p */
 
 static void write_all(int fd, const char *buf, size_t len)
 {
@@ -122,21 +123,33 @@ static void write_stderr(const char *buf, size_t len)
 	raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
 }
 
-static void expand_path(char *out, size_t size, const char *suffix)
+/* Whether the records have a path of their own (records_path). */
+static int records_apart(void)
 {
-	const char *path = tracer_options.log_path;
-	size_t n = 0;
-	per_process = 0;
+	return tracer_options.records_path[0] != 0;
+}
+
+/* f's path: its option's value with %p expanded, and its suffix (records
+ * beside the log: the log's path and ".jsonl"). */
+static void expand_path(struct log_file *f)
+{
+	const char *path = tracer_options.log_path, *suffix = f->suffix;
+	if (f == &records && records_apart()) {
+		path = tracer_options.records_path;
+		suffix = "";
+	}
+	size_t n = 0, size = sizeof(f->path);
+	f->per_process = 0;
 	for (const char *p = path; *p && n < size - 32; p++) {
 		if (p[0] == '%' && p[1] == 'p') {
-			n += (size_t)snprintf(out + n, size - n, "%d", (int)getpid());
+			n += (size_t)snprintf(f->path + n, size - n, "%d", (int)getpid());
 			p++;
-			per_process = 1;
+			f->per_process = 1;
 		} else {
-			out[n++] = *p;
+			f->path[n++] = *p;
 		}
 	}
-	snprintf(out + n, size - n, "%s", suffix ? suffix : "");
+	snprintf(f->path + n, size - n, "%s", suffix);
 }
 
 /* A number far above what the program uses: the program's open() returns
@@ -172,7 +185,7 @@ static int open_named(const struct log_file *f, int flags, mode_t mode)
 
 static int open_log(struct log_file *f)
 {
-	expand_path(f->path, sizeof(f->path), f->suffix);
+	expand_path(f);
 	int fd = open_named(f, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY, 0);
 	f->created = 0;
 	if (fd < 0 && errno == ENOENT) {
@@ -218,7 +231,7 @@ static void keep_directory(struct log_file *f)
 {
 	if (f->dir_fd >= 0)
 		return;
-	expand_path(f->path, sizeof(f->path), f->suffix);
+	expand_path(f);
 	char dir[sizeof(f->path)];
 	snprintf(dir, sizeof(dir), "%s", f->path);
 	char *slash = strrchr(dir, '/');
@@ -254,22 +267,29 @@ static int directory_writable_as(const struct log_file *f, int uid, int gid)
 void log_output_prepare(int new_uid, int new_gid)
 {
 	options_init(log_output_write);
-	if (!tracer_options.log_path[0])
-		return;
 	int saved = errno;
-	keep_directory(&current);
-	/* Made now only if the process may not make it later: a quiet
-	 * process then leaves no file behind in a directory it can write. */
-	if (!still_ours(&current) && !directory_writable_as(&current, new_uid, new_gid)) {
-		int err = open_log(&current);
-		if (err)
-			say("lockdep-rcu: cannot open log_path '%s': %s; reports go to stderr\n",
-			    current.path, strerror(-err));
+	if (tracer_options.log_path[0]) {
+		keep_directory(&current);
+		/* Made now only if the process may not make it later: a quiet
+		 * process then leaves no file behind in a directory it can write. */
+		if (!still_ours(&current) && !directory_writable_as(&current, new_uid, new_gid)) {
+			int err = open_log(&current);
+			if (err)
+				say("lockdep-rcu: cannot open log_path '%s': %s; reports go to stderr\n",
+				    current.path, strerror(-err));
+		}
+		/* The process's new owner may then remove it if it stays empty (a
+		 * sticky directory lets only a file's owner do that). */
+		if (still_ours(&current) && current.created && (new_uid >= 0 || new_gid >= 0))
+			(void)!fchown(current.fd, (uid_t)new_uid, (gid_t)new_gid);
 	}
-	/* The process's new owner may then remove it if it stays empty (a
-	 * sticky directory lets only a file's owner do that). */
-	if (still_ours(&current) && current.created && (new_uid >= 0 || new_gid >= 0))
-		(void)!fchown(current.fd, (uid_t)new_uid, (gid_t)new_gid);
+	if (records_apart()) {   /* the same for the records' own file */
+		keep_directory(&records);
+		if (!still_ours(&records) && !directory_writable_as(&records, new_uid, new_gid))
+			(void)open_log(&records);
+		if (still_ours(&records) && records.created && (new_uid >= 0 || new_gid >= 0))
+			(void)!fchown(records.fd, (uid_t)new_uid, (gid_t)new_gid);
+	}
 	errno = saved;
 }
 
@@ -303,12 +323,20 @@ static int log_fd(void)
 void log_output_open_now(void)
 {
 	options_init(log_output_write);
-	if (!tracer_options.log_path[0] || in_sandbox())
+	if (in_sandbox())
 		return;
 	int saved = errno;
-	keep_directory(&current);
-	(void)log_fd();
-	if (tracer_options.log_path[0] && still_ours(&current)) {
+	if (tracer_options.log_path[0]) {
+		keep_directory(&current);
+		(void)log_fd();
+	}
+	if (records_apart()) {
+		keep_directory(&records);
+		if (!still_ours(&records)) {
+			records.fd = -1;
+			(void)open_log(&records);
+		}
+	} else if (tracer_options.log_path[0] && still_ours(&current)) {
 		records.dir_fd = current.dir_fd;
 		if (!still_ours(&records)) {
 			records.fd = -1;
@@ -333,16 +361,38 @@ void log_output_write(const char *buf, size_t len)
 	errno = saved;
 }
 
+/* Whether the records file is open, opening it if it can be (not in a
+ * sandbox: no file is opened there). */
+static int records_ready(void)
+{
+	if (still_ours(&records))
+		return 1;
+	if (in_sandbox())
+		return 0;
+	records.fd = -1;   /* closed or reused by the program: not ours to close */
+	int err = open_log(&records);
+	static int said;
+	if (err && records_apart() && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		say("lockdep-rcu: cannot open records_path '%s': %s; no records are written\n", records.path,
+		    strerror(-err));
+	return !err;
+}
+
 void log_output_write_record(const char *buf, size_t len)
 {
 	int saved = errno;
+	int cancel = tracer_cancel_off();
 	options_init(log_output_write);
-	if (tracer_options.log_path[0] && log_fd() != 2) {
+	if (records_apart()) {
+		if (records_ready())
+			write_all(records.fd, buf, len);
+	} else if (tracer_options.log_path[0] && log_fd() != 2) {
 		/* made beside the log, through the same directory after a chroot */
 		records.dir_fd = current.dir_fd;
-		if (still_ours(&records) || (!in_sandbox() && (records.fd = -1, !open_log(&records))))
+		if (records_ready())
 			write_all(records.fd, buf, len);
 	}
+	tracer_cancel_restore(cancel);
 	errno = saved;
 }
 
@@ -353,39 +403,49 @@ const char *log_output_path(void)
 
 void log_output_fork_child(void)
 {
-	if (!per_process || current.fd < 0)
-		return;   /* one shared log (or stderr): keep writing there */
 	if (in_sandbox())
 		return;   /* its own would be opened inside: the parent's */
+	if (records_apart() && records.per_process) {
+		records.fd = -1;   /* the child's own, made at its first report */
+		records.dir_fd = -1;
+		records.created = 0;
+	}
+	if (!current.per_process || current.fd < 0)
+		return;   /* one shared log (or stderr): keep writing there */
 	inherited = current;
 	current.fd = -1;
 	current.dir_fd = -1;
 	current.created = 0;
 	current.path[0] = 0;
-	records.fd = -1;   /* the child's own, beside its own log */
+	if (!records_apart())
+		records.fd = -1;   /* the child's own, beside its own log */
 	wrote_anything = 0;
+}
+
+/* Removes f if it is ours, per process, and empty; 1 when it did. */
+static int remove_if_empty(struct log_file *f)
+{
+	struct stat st;
+	if (!f->per_process || !still_ours(f) || fstat(f->fd, &st) || st.st_size != 0)
+		return 0;
+	if (f->dir_fd >= 0)
+		unlinkat(f->dir_fd, base_name(f->path), 0);
+	else
+		unlink(f->path);
+	return 1;
 }
 
 void log_output_close_at_exit(void)
 {
-	if (in_sandbox())
+	if (in_sandbox() || !process_is_ours())
 		return;   /* no unlink inside: an empty log stays */
-	if (!per_process || wrote_anything || !still_ours(&current) || !process_is_ours())
-		return;
-	struct stat st;
-	if (fstat(current.fd, &st) || st.st_size != 0)
-		return;
-	if (current.dir_fd >= 0)
-		unlinkat(current.dir_fd, base_name(current.path), 0);
-	else
-		unlink(current.path);
-	/* and the records beside it, opened with it and as empty */
-	if (still_ours(&records) && !fstat(records.fd, &st) && st.st_size == 0) {
-		if (records.dir_fd >= 0)
-			unlinkat(records.dir_fd, base_name(records.path), 0);
-		else
-			unlink(records.path);
-	}
+	/* records of their own are made ahead only for a sandbox or a change
+	 * of owner or root: empty when nothing was reported */
+	if (records_apart())
+		remove_if_empty(&records);
+	/* and the records beside the log, opened with it and as empty */
+	if (!wrote_anything && remove_if_empty(&current) && !records_apart())
+		remove_if_empty(&records);
 }
 
 void log_output_die_unreadable(const char *what, const char *why)

@@ -44,8 +44,9 @@ void log_output_die_unreadable(const char *what, const char *why) __attribute__(
 /* One line, printed once per title, when a bounded table is full:
  * "lockdep-rcu: BUG: <title> <detail>; the program keeps running". */
 void log_output_limit_once(const char *title, const char *detail);
-/* A report's record (report_record.h) to `<log>.jsonl`, when reports go to
- * a log file; nothing when they go to stderr. */
+/* A report's record (report_record.h) to records_path when it is set (a
+ * file of its own, %p expanded, made at the first record), else to
+ * `<log>.jsonl` when reports go to a log file; nothing otherwise. */
 void log_output_write_record(const char *buf, size_t len);
 /* The path reports of this process go to ("" for stderr). */
 const char *log_output_path(void);
