@@ -176,7 +176,7 @@ $(BUILD)/targets/%.$(1): tests/targets/%.c tests/targets/target.h include/lockde
 	$$(CC) $$(TARGET_CFLAGS) $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ -Wl,--as-needed $$(FLAVOR_LIBS_$(1)) -lurcu-cds -lurcu-common
 $(BUILD)/targets/%.$(1).nopie: tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
 	@mkdir -p $$(@D)
-	$$(CC) $$(TARGET_CFLAGS) -fno-pie -no-pie $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ $$(FLAVOR_LIBS_$(1)) -lurcu-common
+	$$(CC) $$(TARGET_CFLAGS) -fno-pie -no-pie $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ -Wl,--as-needed $$(FLAVOR_LIBS_$(1)) -lurcu-cds -lurcu-common
 $(BUILD)/targets/%.$(1).lgpl: tests/targets/%.c tests/targets/target.h include/lockdep-rcu.h
 	@mkdir -p $$(@D)
 	$$(CC) $$(TARGET_CFLAGS) -D_LGPL_SOURCE $$(FLAVOR_CFLAGS_$(1)) $$< -o $$@ -Wl,--as-needed $$(FLAVOR_LIBS_$(1)) -lurcu-cds -lurcu-common

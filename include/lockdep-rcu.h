@@ -68,6 +68,9 @@ struct lockdep_rcu_api {
 	/* The pointer a checked dereference loaded: a reader holds it until
 	 * its read-side section ends (a free() meanwhile is reported). */
 	void (*dereferenced)(const void *p);
+	/* A checked cds_lfht traversal's condition holds: the table call that
+	 * starts it (made between allowed=1 and allowed=0) is legal. */
+	void (*traversal_allowed)(int allowed);
 };
 
 #ifndef LOCKDEP_RCU_IMPLEMENTATION
@@ -347,22 +350,26 @@ LOCKDEP_RCU__INLINE const struct srcu_struct *lockdep_rcu__srcu(const struct src
 #endif
 #endif
 
-/* liburcu's RCU list traversal, checked (the article's first future
- * direction; the kernel's list_for_each_entry_rcu() since 5.4). With
- * <urcu/rculist.h> included before this header,
- * cds_list_for_each_entry_rcu(pos, head, member) takes an optional last
- * argument, a lockdep condition under which the traversal is legal outside
- * a read-side section: cds_list_for_each_entry_rcu(pos, head, member,
- * lockdep_is_held(&list_lock)). It is checked once, at the traversal's
- * start, as the kernel does: one report per site, "RCU-list traversed in
- * non-reader section!!". The entries are loaded as liburcu loads them, and
- * the tracer learns each (a free() of one by another thread while the
- * section lasts is reported). Without the preload the condition is not
- * evaluated. */
-#ifdef _URCU_RCULIST_H
+/* liburcu's RCU list traversals, checked (the article's first future
+ * direction; the kernel's list_for_each_entry_rcu() and
+ * hlist_for_each_entry_rcu() since 5.4). With <urcu/rculist.h> or
+ * <urcu/rcuhlist.h> included before this header, their traversals take an
+ * optional last argument, a lockdep condition under which the traversal is
+ * legal outside a read-side section:
+ * cds_list_for_each_entry_rcu(pos, head, member, lockdep_is_held(&list_lock)).
+ * It is checked once, at the traversal's start, as the kernel does: one
+ * report per site, "RCU-list traversed in non-reader section!!". The
+ * entries are loaded as liburcu loads them, and the tracer learns each (a
+ * free() of one by another thread while the section lasts is reported).
+ * Without the preload the condition is not evaluated. */
 #define LOCKDEP_RCU__SECOND(a, b, ...) b
+/* 1 when a condition was given, 0 otherwise: a constant either way. */
+#define LOCKDEP_RCU__THIRD(a, b, c, ...) c
+#define LOCKDEP_RCU__HAS_CONDITION(...) LOCKDEP_RCU__THIRD(0, ##__VA_ARGS__, 1, 0)
+#define LOCKDEP_RCU__CONDITION(...) LOCKDEP_RCU__SECOND(0, ##__VA_ARGS__, 0)
+#if defined(_URCU_RCULIST_H) || defined(_URCU_RCUHLIST_H)
 #define LOCKDEP_RCU__LIST_CHECK(...)                                                   \
-	((lockdep_rcu_api_get() && !(rcu_read_lock_held() || LOCKDEP_RCU__SECOND(0, ##__VA_ARGS__, 0))) \
+	((lockdep_rcu_api_get() && !(rcu_read_lock_held() || LOCKDEP_RCU__CONDITION(__VA_ARGS__))) \
 		 ? lockdep_rcu_api_get()->suspicious(__FILE__, __LINE__,                 \
 						     "RCU-list traversed in non-reader section!") \
 		 : (void)0)
@@ -373,6 +380,12 @@ LOCKDEP_RCU__INLINE const struct srcu_struct *lockdep_rcu__srcu(const struct src
 		lockdep_rcu__l->dereferenced((const void *)lockdep_rcu__n);        \
 	(lockdep_rcu__n);                                                         \
 })
+#endif
+#ifdef _URCU_RCULIST_H
+#undef cds_list_for_each_rcu
+#define cds_list_for_each_rcu(pos, head, ...)                                          \
+	for (LOCKDEP_RCU__LIST_CHECK(__VA_ARGS__), pos = LOCKDEP_RCU__LIST_NEXT((head)->next); \
+	     (pos) != (head); pos = LOCKDEP_RCU__LIST_NEXT((pos)->next))
 #undef cds_list_for_each_entry_rcu
 #define cds_list_for_each_entry_rcu(pos, head, member, ...)                            \
 	for (LOCKDEP_RCU__LIST_CHECK(__VA_ARGS__),                                    \
@@ -380,6 +393,67 @@ LOCKDEP_RCU__INLINE const struct srcu_struct *lockdep_rcu__srcu(const struct src
 	     &(pos)->member != (head);                                                 \
 	     pos = cds_list_entry(LOCKDEP_RCU__LIST_NEXT((pos)->member.next), __typeof__(*(pos)), member))
 #endif /* _URCU_RCULIST_H */
+#ifdef _URCU_RCUHLIST_H
+#undef cds_hlist_for_each_rcu
+#define cds_hlist_for_each_rcu(pos, head, ...)                                         \
+	for (LOCKDEP_RCU__LIST_CHECK(__VA_ARGS__), pos = LOCKDEP_RCU__LIST_NEXT((head)->next); \
+	     (pos) != NULL; pos = LOCKDEP_RCU__LIST_NEXT((pos)->next))
+#undef cds_hlist_for_each_entry_rcu
+#define cds_hlist_for_each_entry_rcu(entry, pos, head, member, ...)                    \
+	for (LOCKDEP_RCU__LIST_CHECK(__VA_ARGS__), pos = LOCKDEP_RCU__LIST_NEXT((head)->next), \
+	     entry = cds_hlist_entry(pos, __typeof__(*(entry)), member);               \
+	     (pos) != NULL;                                                            \
+	     pos = LOCKDEP_RCU__LIST_NEXT((pos)->next),                                \
+	     entry = cds_hlist_entry(pos, __typeof__(*(entry)), member))
+#undef cds_hlist_for_each_entry_rcu_2
+#define cds_hlist_for_each_entry_rcu_2(entry, head, member, ...)                       \
+	for (LOCKDEP_RCU__LIST_CHECK(__VA_ARGS__),                                    \
+	     entry = cds_hlist_entry_safe(LOCKDEP_RCU__LIST_NEXT((head)->next), __typeof__(*(entry)), member); \
+	     (entry) != NULL;                                                          \
+	     entry = cds_hlist_entry_safe(LOCKDEP_RCU__LIST_NEXT((entry)->member.next), \
+					  __typeof__(*(entry)), member))
+#endif /* _URCU_RCUHLIST_H */
+
+#ifdef _URCU_RCULFHASH_H
+/* The hash table's traversals: the preload checks the table calls that
+ * start them (cds_lfht_first(), cds_lfht_lookup()) against the table's
+ * flavor and reports at the traversal's line. With this header they take
+ * an optional last argument, a lockdep condition under which the traversal
+ * is legal outside a read-side section, as the lists do; when it holds,
+ * the starting call is made as allowed. Without a condition they are
+ * liburcu's own; without the preload the condition is not evaluated. */
+#define LOCKDEP_RCU__LFHT_START(call, ...)                                             \
+	((LOCKDEP_RCU__HAS_CONDITION(__VA_ARGS__) && lockdep_rcu_api_get() &&           \
+	  (LOCKDEP_RCU__CONDITION(__VA_ARGS__)))                                         \
+		 ? (lockdep_rcu_api_get()->traversal_allowed(1), (call),                 \
+		    lockdep_rcu_api_get()->traversal_allowed(0))                          \
+		 : (void)(call))
+#undef cds_lfht_for_each
+#define cds_lfht_for_each(ht, iter, node, ...)                                          \
+	for (LOCKDEP_RCU__LFHT_START(cds_lfht_first(ht, iter), __VA_ARGS__),            \
+	     node = cds_lfht_iter_get_node(iter);                                       \
+	     node != NULL; cds_lfht_next(ht, iter), node = cds_lfht_iter_get_node(iter))
+#undef cds_lfht_for_each_duplicate
+#define cds_lfht_for_each_duplicate(ht, hash, match, key, iter, node, ...)             \
+	for (LOCKDEP_RCU__LFHT_START(cds_lfht_lookup(ht, hash, match, key, iter), __VA_ARGS__), \
+	     node = cds_lfht_iter_get_node(iter);                                       \
+	     node != NULL;                                                              \
+	     cds_lfht_next_duplicate(ht, match, key, iter), node = cds_lfht_iter_get_node(iter))
+#undef cds_lfht_for_each_entry
+#define cds_lfht_for_each_entry(ht, iter, pos, member, ...)                             \
+	for (LOCKDEP_RCU__LFHT_START(cds_lfht_first(ht, iter), __VA_ARGS__),            \
+	     pos = caa_container_of(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member); \
+	     cds_lfht_iter_get_node(iter) != NULL;                                      \
+	     cds_lfht_next(ht, iter),                                                   \
+	     pos = caa_container_of(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member))
+#undef cds_lfht_for_each_entry_duplicate
+#define cds_lfht_for_each_entry_duplicate(ht, hash, match, key, iter, pos, member, ...) \
+	for (LOCKDEP_RCU__LFHT_START(cds_lfht_lookup(ht, hash, match, key, iter), __VA_ARGS__), \
+	     pos = caa_container_of(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member); \
+	     cds_lfht_iter_get_node(iter) != NULL;                                      \
+	     cds_lfht_next_duplicate(ht, match, key, iter),                             \
+	     pos = caa_container_of(cds_lfht_iter_get_node(iter), __typeof__(*(pos)), member))
+#endif /* _URCU_RCULFHASH_H */
 
 #endif /* LOCKDEP_RCU__URCU */
 #endif /* LOCKDEP_RCU_IMPLEMENTATION */

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include "harness.h"
+#include "records.h"
 
 static const struct run_options preloaded = { .preload = 1 };
 static const struct run_options plain = { .preload = 0 };
@@ -206,5 +207,72 @@ Test(header, rcu_list_traversal_is_checked_once_with_an_optional_condition)
 	cr_expect_str_empty(r.err, "%s", r.err);
 	cr_expect(strstr(r.out, "sum 3\n"), "%s", r.out);
 	cr_expect_eq(r.exit_code, 0);
+	run_free(&r);
+}
+
+/* One record of a suspicious RCU usage at the scenario's site, saying
+ * message: what the tracer recorded, not its text. */
+static void expect_one_record(const char *build, const char *scenario, const char *message)
+{
+	struct run_records rr = run_target_records("header_checks", build, scenario, &preloaded);
+	int line = target_site_line(&rr.run, 1);
+	expect_records(&rr, NULL, 1);
+	const struct record *r = expect_record_at(&rr, "suspicious_rcu", NULL, "header_checks.c", line);
+	cr_expect(r && record_message_ends(r, message), "[%s %s] expected '%s' at line %d\n%s", build, scenario,
+		  message, line, rr.context);
+	cr_expect_eq(rr.run.exit_code, 66, "[%s %s]\n%s", build, scenario, rr.context);
+	run_records_free(&rr);
+}
+
+static void expect_no_record(const char *build, const char *scenario)
+{
+	struct run_records rr = run_target_records("header_checks", build, scenario, &preloaded);
+	expect_records(&rr, NULL, 0);
+	cr_expect_eq(rr.run.exit_code, 0, "[%s %s]\n%s", build, scenario, rr.context);
+	cr_expect(strstr(rr.run.out, "site "), "[%s %s] the scenario ran", build, scenario);
+	run_records_free(&rr);
+}
+
+#define LIST_OUTSIDE "RCU-list traversed in non-reader section!!"
+
+/* The hlist traversals and liburcu's cursor form of the list one: checked
+ * once per traversal like cds_list_for_each_entry_rcu() (the macros'
+ * loads are not each an rcu_dereference() report), with the optional
+ * condition. */
+Test(header, hlist_and_list_cursor_traversals_are_checked_once_with_an_optional_condition)
+{
+	const char *const builds[] = { "memb", "bp", "memb.lgpl", NULL };
+	for (const char *const *b = builds; *b; b++) {
+		expect_one_record(*b, "hlist-outside-reader", LIST_OUTSIDE);
+		expect_one_record(*b, "hlist4-outside-reader", LIST_OUTSIDE);
+		expect_one_record(*b, "list-cursor-outside-reader", LIST_OUTSIDE);
+		expect_no_record(*b, "hlist-in-reader");
+		expect_no_record(*b, "hlist-under-lock-with-condition");
+	}
+	expect_no_record("qsbr", "hlist-outside-reader");
+}
+
+/* The hash table's traversal macros: the call that starts one is checked
+ * against the table's flavor (the preload's cds_lfht wrappers), once, at
+ * the loop's line; a condition given as the last argument that holds makes
+ * it legal, one that does not hold changes nothing. */
+Test(header, lfht_traversals_take_an_optional_condition)
+{
+	const char *const builds[] = { "memb", "signal", "memb.lgpl", NULL };
+	for (const char *const *b = builds; *b; b++) {
+		expect_one_record(*b, "lfht-outside-reader", "cds_lfht_first() outside an RCU read-side critical section!");
+		expect_one_record(*b, "lfht-with-false-condition",
+				  "cds_lfht_first() outside an RCU read-side critical section!");
+		expect_one_record(*b, "lfht-duplicates-outside-reader",
+				  "cds_lfht_lookup() outside an RCU read-side critical section!");
+		expect_no_record(*b, "lfht-in-reader");
+		expect_no_record(*b, "lfht-with-condition");
+		expect_no_record(*b, "lfht-duplicates-with-condition");
+	}
+	expect_no_record("qsbr", "lfht-outside-reader");
+	/* without the preload: liburcu's own traversal, the condition unused */
+	struct run r = run_target("header_checks", "memb", "lfht-with-condition", &plain);
+	cr_expect_str_empty(r.err, "%s", r.err);
+	cr_expect(strstr(r.out, "sum 3\n"), "%s", r.out);
 	run_free(&r);
 }

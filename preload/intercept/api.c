@@ -169,6 +169,11 @@ static void api_dereferenced(const void *p)
 	rcu_deref_note(ts, p, CALLER_IP());
 }
 
+static void api_traversal_allowed(int allowed)
+{
+	thread_state()->traversal_allowed = allowed;
+}
+
 static void api_set_class(const void *lock, const void *key, const char *name)
 {
 	struct thread_state *ts = thread_state();
@@ -200,4 +205,5 @@ const struct lockdep_rcu_api lockdep_rcu_api = {
 	.set_class = api_set_class,
 	.set_next_subclass = api_set_next_subclass,
 	.dereferenced = api_dereferenced,
+	.traversal_allowed = api_traversal_allowed,
 };

@@ -119,7 +119,7 @@ static void table_remove(const struct cds_lfht *ht)
 static void check_table_call(const struct cds_lfht *ht, const char *what, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
-	if (!urcu_call_is_ours(ts) || ts->nr_locks)
+	if (!urcu_call_is_ours(ts) || ts->nr_locks || ts->traversal_allowed)
 		return;
 	int f = table_flavor(ht);
 	if (f < 0 || urcu_in_read_side(ts, (enum rcu_flavor)f) ||

@@ -138,6 +138,8 @@ struct thread_state {
 	unsigned nr_aggregates; /* entries with HELD_ATTR_AGGREGATE */
 	const void *foreign_released[8];
 	unsigned next_subclass; /* nesting annotation for the next acquisition */
+	int traversal_allowed;  /* a checked liburcu-cds traversal's condition holds
+				 * (lockdep-rcu.h): its first call is legal */
 	uint64_t perturb_state; /* perturb=1: this thread's random stream */
 	uintptr_t stack_limit;  /* lowest usable stack address, 0 if unknown */
 	unsigned depth;         /* entries used in held[] */

@@ -3,6 +3,8 @@
  * file:line of the report without hard-coding line numbers. */
 #include "target.h"
 #include <urcu/rculist.h>
+#include <urcu/rcuhlist.h>
+#include <urcu/rculfhash.h>
 #include <lockdep-rcu.h>
 
 struct fdtable {
@@ -337,6 +339,151 @@ SCENARIO list_under_lock_without_condition(void)
 	printf("sum %d\n", sum);
 }
 
+/* The hlist and hash-table traversals, checked the same way. */
+struct peer {
+	unsigned long key;
+	struct cds_hlist_node hnode;
+	struct cds_lfht_node node;
+};
+static struct peer peer_a = { .key = 1 }, peer_b = { .key = 2 };
+static struct cds_hlist_head peers_list;
+static struct cds_lfht *peers_table;
+/* The table is the thread's own until it publishes it (a start-up phase):
+ * traversing it then needs no read side, and the condition says so. */
+static int peers_private = 1;
+
+static void peers_fill(void)
+{
+	cds_hlist_add_head_rcu(&peer_a.hnode, &peers_list);
+	cds_hlist_add_head_rcu(&peer_b.hnode, &peers_list);
+	peers_table = cds_lfht_new(1, 1, 0, 0, NULL);
+	rcu_read_lock();
+	cds_lfht_add(peers_table, peer_a.key, &peer_a.node);
+	cds_lfht_add(peers_table, peer_b.key, &peer_b.node);
+	rcu_read_unlock();
+}
+
+static int peer_match(struct cds_lfht_node *node, const void *key)
+{
+	return caa_container_of(node, struct peer, node)->key == *(const unsigned long *)key;
+}
+
+SCENARIO hlist_outside_reader(void)
+{
+	struct peer *p;
+	unsigned long sum = 0;
+	peers_fill();
+	SITE(cds_hlist_for_each_entry_rcu_2(p, &peers_list, hnode) sum += p->key);
+	printf("sum %lu\n", sum);
+}
+
+/* liburcu's four-argument form, with its cursor. */
+SCENARIO hlist4_outside_reader(void)
+{
+	struct peer *p;
+	struct cds_hlist_node *pos;
+	unsigned long sum = 0;
+	peers_fill();
+	SITE(cds_hlist_for_each_entry_rcu(p, pos, &peers_list, hnode) sum += p->key);
+	printf("sum %lu\n", sum);
+}
+
+SCENARIO hlist_in_reader(void)
+{
+	struct peer *p;
+	unsigned long sum = 0;
+	peers_fill();
+	rcu_read_lock();
+	SITE(cds_hlist_for_each_entry_rcu_2(p, &peers_list, hnode) sum += p->key);
+	rcu_read_unlock();
+	printf("sum %lu\n", sum);
+}
+
+SCENARIO hlist_under_lock_with_condition(void)
+{
+	struct peer *p;
+	unsigned long sum = 0;
+	peers_fill();
+	pthread_mutex_lock(&routes_lock);
+	SITE(cds_hlist_for_each_entry_rcu_2(p, &peers_list, hnode, lockdep_is_held(&routes_lock)) sum += p->key);
+	pthread_mutex_unlock(&routes_lock);
+	printf("sum %lu\n", sum);
+}
+
+SCENARIO list_cursor_outside_reader(void)
+{
+	struct cds_list_head *pos;
+	int n = 0;
+	routes_fill();
+	SITE(cds_list_for_each_rcu(pos, &routes) n++);
+	printf("entries %d\n", n);
+}
+
+SCENARIO lfht_outside_reader(void)
+{
+	struct cds_lfht_iter iter;
+	struct peer *p;
+	unsigned long sum = 0;
+	peers_fill();
+	SITE(cds_lfht_for_each_entry(peers_table, &iter, p, node) sum += p->key);
+	printf("sum %lu\n", sum);
+}
+
+SCENARIO lfht_in_reader(void)
+{
+	struct cds_lfht_iter iter;
+	struct peer *p;
+	unsigned long sum = 0;
+	peers_fill();
+	rcu_read_lock();
+	SITE(cds_lfht_for_each_entry(peers_table, &iter, p, node) sum += p->key);
+	rcu_read_unlock();
+	printf("sum %lu\n", sum);
+}
+
+SCENARIO lfht_with_condition(void)
+{
+	struct cds_lfht_iter iter;
+	struct peer *p;
+	unsigned long sum = 0;
+	peers_fill();
+	SITE(cds_lfht_for_each_entry(peers_table, &iter, p, node, peers_private) sum += p->key);
+	printf("sum %lu\n", sum);
+}
+
+/* The condition given, and false: the table is shared by now. */
+SCENARIO lfht_with_false_condition(void)
+{
+	struct cds_lfht_iter iter;
+	struct peer *p;
+	unsigned long sum = 0;
+	peers_fill();
+	peers_private = 0;
+	SITE(cds_lfht_for_each_entry(peers_table, &iter, p, node, peers_private) sum += p->key);
+	printf("sum %lu\n", sum);
+}
+
+SCENARIO lfht_duplicates_outside_reader(void)
+{
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+	unsigned long key = 2, n = 0;
+	peers_fill();
+	SITE(cds_lfht_for_each_duplicate(peers_table, key, peer_match, &key, &iter, node) n++);
+	printf("found %lu\n", n);
+}
+
+SCENARIO lfht_duplicates_with_condition(void)
+{
+	struct cds_lfht_iter iter;
+	struct peer *p;
+	unsigned long key = 2, sum = 0;
+	peers_fill();
+	SITE(cds_lfht_for_each_entry_duplicate(peers_table, key, peer_match, &key, &iter, p, node, peers_private)
+		     sum += p->key);
+	printf("sum %lu\n", sum);
+}
+
 int main(int argc, char **argv)
 {
 	rcu_register_thread();
@@ -345,6 +492,17 @@ int main(int argc, char **argv)
 		{ "list-in-reader", list_in_reader },
 		{ "list-under-lock-with-condition", list_under_lock_with_condition },
 		{ "list-under-lock-without-condition", list_under_lock_without_condition },
+		{ "list-cursor-outside-reader", list_cursor_outside_reader },
+		{ "hlist-outside-reader", hlist_outside_reader },
+		{ "hlist4-outside-reader", hlist4_outside_reader },
+		{ "hlist-in-reader", hlist_in_reader },
+		{ "hlist-under-lock-with-condition", hlist_under_lock_with_condition },
+		{ "lfht-outside-reader", lfht_outside_reader },
+		{ "lfht-in-reader", lfht_in_reader },
+		{ "lfht-with-condition", lfht_with_condition },
+		{ "lfht-with-false-condition", lfht_with_false_condition },
+		{ "lfht-duplicates-outside-reader", lfht_duplicates_outside_reader },
+		{ "lfht-duplicates-with-condition", lfht_duplicates_with_condition },
 		{ "fdtable-single-owner", fdtable_single_owner },
 		{ "fdtable-shared-unprotected", fdtable_shared_unprotected },
 		{ "fdtable-shared-under-lock", fdtable_shared_under_lock },
