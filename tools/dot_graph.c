@@ -259,7 +259,10 @@ int dot_graph_merge(struct dot_graph *g, const char *file, const char *text, cha
 {
 	enum { BEFORE, INSIDE, AFTER } state = BEFORE;
 	size_t number = 0;
-	for (const char *at = text; *at;) {
+	char *line = NULL;
+	struct line l;
+	int failed = 0;
+	for (const char *at = text; *at && !failed;) {
 		const char *start = at;
 		size_t len = strcspn(at, "\n");
 		at += len + (at[len] == '\n');
@@ -270,9 +273,9 @@ int dot_graph_merge(struct dot_graph *g, const char *file, const char *text, cha
 			len--;
 		if (!len)
 			continue;   /* blank lines are nothing */
-		char *line = xstrndup(start, len);
-		struct line l = { line, NULL, NULL };
-		int failed;
+		free(line);
+		line = xstrndup(start, len);
+		l = (struct line){ line, NULL, NULL };
 		if (state == BEFORE) {
 			failed = scan(&l, GRAPH_HEAD, NULL, NULL, 0, NULL);
 			if (failed)
@@ -287,17 +290,14 @@ int dot_graph_merge(struct dot_graph *g, const char *file, const char *text, cha
 			failed = 1;
 			l.error = "text after the graph's closing }";
 		}
-		if (failed)
-			*error = message(file, number, &l);
-		free(line);
-		if (failed)
-			return -1;
 	}
-	if (state == AFTER)
-		return 0;
-	*error = xasprintf("%s:%zu: %s", file, number,
-			   state == BEFORE ? "no graph in it" : "the graph does not end (no closing })");
-	return -1;
+	if (failed)
+		*error = message(file, number, &l);
+	else if (state != AFTER)
+		*error = xasprintf("%s:%zu: %s", file, number,
+				   state == BEFORE ? "no graph in it" : "the graph does not end (no closing })");
+	free(line);
+	return failed || state != AFTER ? -1 : 0;
 }
 
 /* ---- writing --------------------------------------------------------------- */
