@@ -130,9 +130,14 @@ Test(cli_graph, what_is_not_the_tracers_dot_is_refused_with_file_and_line)
 		{ "digraph lockdep {\n\t\"A\" [kind=\"lock\"];\n", 2, "the graph does not end" },
 		{ "digraph lockdep {\n\t\"A\" [kind=\"lock\"]; \"B\";\n}\n", 2, "one statement per line" },
 		{ "digraph lockdep {\n\tA [kind=\"lock\"];\n}\n", 2, "expected a quoted name" },
-		{ "digraph lockdep {\n\t\"A\" -- \"B\";\n}\n", 2, "expected ; at the end" },
+		{ "digraph lockdep {\n\t\"A\" -- \"B\";\n}\n", 2, "expected '> \"', not '- \"B\";'" },
 		{ "digraph lockdep {\n\t\"A\\n\" [kind=\"lock\"];\n}\n", 2, "only \\\" and \\\\ are escaped" },
-		{ "digraph lockdep {\n\t\"A\" [kind=lock\"];\n}\n", 2, "expected , or ]" },
+		{ "digraph lockdep {\n\t\"A\" [kind=lock\"];\n}\n", 2, "expected '\"', not 'lock\"];'" },
+		{ "digraph lockdep {\n\t\"A\" [kind=\"lock\", weight=3];\n}\n", 2, "expected '];', not ', weight=3];'" },
+		{ "digraph lockdep {\n\t\"A\" [kind=\"mutex\"];\n}\n", 2, "a kind of node lockdep-rcu's graphs do not have" },
+		{ "digraph lockdep {\n\t\"A\" [kind=\"lock\"];\n\t\"A\" -> \"C\" [site=\"s\", label=\"l\"];\n}\n", 3,
+		  "an edge from or to a node not declared before it" },
+		{ "digraph lockdep {\n\t\"A\" [kind=\"lock\"\n];\n}\n", 2, "expected '];' before the end of the line" },
 		{ "digraph lockdep {\n\t\"A\" [kind=\"lock];\n}\n", 2, "does not end on its line" },
 		{ "digraph lockdep {\n}\n\"A\";\n", 3, "text after the graph's closing }" },
 		{ "\n\n", 2, "no graph in it" },
@@ -159,6 +164,39 @@ Test(cli_graph, what_is_not_the_tracers_dot_is_refused_with_file_and_line)
 	cr_expect(strstr(r.err, "/dev/zero: cannot read: a character device"), "%s", r.err);
 	run_free(&r);
 	free(good);
+	cli_remove_dir(dir);
+}
+
+/* An edge's marks are written in graph_format.h's order, the tracer's, also
+ * when a cycle comes from another input; the order the previous version
+ * wrote then (the cycle's mark last) is still read. */
+Test(cli_graph, a_cycle_merged_into_a_marked_edge_is_written_as_the_tracer_writes_it)
+{
+	static const char nodes[] = "digraph lockdep {\n\t\"A\" [kind=\"lock\"];\n\t\"B\" [kind=\"lock\"];\n";
+	static const char written[] = "\t\"A\" -> \"B\" [site=\"s\", label=\"l\", color=\"red\", penwidth=2, cycle=1, "
+				      "style=dashed, sync=1];";
+	char *dir = cli_temp_dir(), *text;
+	cr_assert(asprintf(&text, "%s%s", nodes, "\t\"A\" -> \"B\" [site=\"s\", label=\"l\", style=dashed, sync=1];\n}\n") > 0);
+	char *sync = write_in(dir, "sync.dot", text);
+	free(text);
+	cr_assert(asprintf(&text, "%s%s", nodes, "\t\"A\" -> \"B\" [site=\"t\", label=\"m\", color=\"red\", penwidth=2, cycle=1];\n}\n") > 0);
+	char *cycle = write_in(dir, "cycle.dot", text);
+	free(text);
+	cr_assert(asprintf(&text, "%s%s", nodes,
+			   "\t\"A\" -> \"B\" [site=\"s\", label=\"l\", style=dashed, sync=1, color=\"red\", penwidth=2, cycle=1];\n}\n") > 0);
+	char *old_order = write_in(dir, "old_order.dot", text);
+	free(text);
+	struct run r = cli_env(0, NULL, "graph", sync, cycle, NULL);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect(strstr(r.out, written), "expected\n%s\nin:\n%s", written, r.out);
+	run_free(&r);
+	r = cli_env(0, NULL, "graph", old_order, NULL);
+	cr_expect_eq(r.exit_code, 0, "%s", r.err);
+	cr_expect(strstr(r.out, written), "expected\n%s\nin:\n%s", written, r.out);
+	run_free(&r);
+	free(sync);
+	free(cycle);
+	free(old_order);
 	cli_remove_dir(dir);
 }
 

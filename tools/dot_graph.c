@@ -1,547 +1,370 @@
+/* The tracer's lock dependency graphs read line by line, each line as one of
+ * the statements graph_format.h prints, merged, and written back with the
+ * same formats. Names, sites and labels stay escaped as they were written:
+ * they are written back as read, and two are equal when their escaped texts
+ * are (escaping is one to one, and adds nothing inside the ": " and
+ * " (pid " that labels are split at). */
 #define _GNU_SOURCE
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dot_graph.h"
 #include "../preload/base/graph_format.h"
 
-/* ---- attributes ------------------------------------------------------------ */
+#define NODE_KIND_NAME(name, kind, style) kind,
+#define NODE_KIND_STYLE(name, kind, style) style,
+#define EDGE_MARK_TEXT(name, attr, text) text,
+static const char *const node_kinds[] = { GRAPH_NODE_KINDS(NODE_KIND_NAME) };
+static const char *const node_styles[] = { GRAPH_NODE_KINDS(NODE_KIND_STYLE) };
+static const char *const edge_marks[] = { GRAPH_EDGE_MARKS(EDGE_MARK_TEXT) };
+#define NKINDS (sizeof(node_kinds) / sizeof(node_kinds[0]))
+#define NMARKS (sizeof(edge_marks) / sizeof(edge_marks[0]))
 
-const char *dot_attr(const struct dot_attrs *a, const char *key)
-{
-	for (size_t i = 0; i < a->n; i++)
-		if (!strcmp(a->v[i].key, key))
-			return a->v[i].value;
-	return NULL;
-}
-
-static void attr_set(struct dot_attrs *a, const char *key, const char *value, int quoted)
-{
-	for (size_t i = 0; i < a->n; i++)
-		if (!strcmp(a->v[i].key, key)) {
-			free(a->v[i].value);
-			a->v[i].value = xstrdup(value);
-			a->v[i].quoted = quoted;
-			return;
-		}
-	grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v));
-	a->v[a->n++] = (struct dot_attr){ xstrdup(key), xstrdup(value), quoted };
-}
-
-static void attrs_free(struct dot_attrs *a)
-{
-	for (size_t i = 0; i < a->n; i++) {
-		free(a->v[i].key);
-		free(a->v[i].value);
-	}
-	free(a->v);
-	memset(a, 0, sizeof(*a));
-}
-
-static void attrs_copy(struct dot_attrs *to, const struct dot_attrs *from)
-{
-	for (size_t i = 0; i < from->n; i++)
-		attr_set(to, from->v[i].key, from->v[i].value, from->v[i].quoted);
-}
-
-/* ---- reading one line ---------------------------------------------------------- */
-
-struct cursor {
-	const char *p;
-	const char *error;    /* what went wrong, a literal */
+struct dot_node {
+	char *name;
+	enum graph_node_kind kind;
 };
 
-static void skip_blanks(struct cursor *c)
+struct dot_edge {
+	const struct dot_node *from, *to;
+	char *site, *label;
+	unsigned marks;              /* 1 << enum graph_edge_mark */
+};
+
+/* ---- the graph: nodes by name, edges by their ends (tsearch trees) ------ */
+
+static int node_order(const void *a, const void *b)
 {
-	while (*c->p == ' ' || *c->p == '\t')
-		c->p++;
+	return strcmp(((const struct dot_node *)a)->name, ((const struct dot_node *)b)->name);
 }
 
-static int expect(struct cursor *c, const char *token, const char *error)
+static int edge_order(const void *a, const void *b)
 {
-	skip_blanks(c);
-	size_t n = strlen(token);
-	if (strncmp(c->p, token, n)) {
-		c->error = error;
-		return -1;
+	const struct dot_edge *x = a, *y = b;
+	int by_from = strcmp(x->from->name, y->from->name);
+	return by_from ? by_from : strcmp(x->to->name, y->to->name);
+}
+
+/* Where key is in the tree, or where it was put if new. */
+static void *tree_slot(const void *key, void **tree, int (*order)(const void *, const void *))
+{
+	void *slot = tsearch(key, tree, order);
+	if (!slot) {
+		fputs("lockdep-rcu: out of memory\n", stderr);
+		exit(2);
 	}
-	c->p += n;
-	return 0;
+	return slot;
 }
 
-/* "..." with \" and \\ escaped: a new string, or NULL. */
-static char *quoted(struct cursor *c)
+static struct dot_node *find_node(struct dot_graph *g, char *name)
 {
-	skip_blanks(c);
-	if (*c->p != '"') {
-		c->error = "expected a quoted name";
-		return NULL;
-	}
-	struct strbuf b = { 0 };
-	sb_puts(&b, "");
-	for (c->p++; *c->p != '"'; c->p++) {
-		if (!*c->p) {
-			c->error = "a quoted string does not end on its line";
-			goto bad;
-		}
-		if (*c->p == GRAPH_ESCAPE) {
-			c->p++;
-			if (!graph_escaped(*c->p)) {
-				c->error = "only \\\" and \\\\ are escaped in lockdep-rcu's graphs";
-				goto bad;
-			}
-		}
-		sb_putc(&b, *c->p);
-	}
-	c->p++;
-	return sb_detach(&b);
-bad:
-	sb_free(&b);
-	return NULL;
+	struct dot_node key = { name, 0 };
+	void *slot = tfind(&key, &g->node_tree, node_order);
+	return slot ? *(struct dot_node **)slot : NULL;
 }
 
-static int is_word_char(char ch)
+/* The first node of a name wins. Takes name. */
+static void add_node(struct dot_graph *g, char *name, enum graph_node_kind kind)
 {
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-	       ch == '.' || ch == '-';
-}
-
-/* A bare number or identifier: a new string, or NULL. */
-static char *bare(struct cursor *c)
-{
-	skip_blanks(c);
-	const char *start = c->p;
-	while (is_word_char(*c->p))
-		c->p++;
-	if (c->p == start) {
-		c->error = "expected a quoted string, a number or an identifier";
-		return NULL;
-	}
-	return xstrndup(start, (size_t)(c->p - start));
-}
-
-/* Whether key is an attribute of the tracer's graphs. */
-static int known_attribute(const char *key)
-{
-#define ATTRIBUTE(name) name,
-	static const char *const known[] = { GRAPH_ATTRIBUTES(ATTRIBUTE) };
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(key, known[i]))
-			return 1;
-	return 0;
-}
-
-/* "[key=value, ...]" (or nothing), then ";" and the end of the line. */
-static int attr_list(struct cursor *c, struct dot_attrs *a)
-{
-	skip_blanks(c);
-	if (*c->p == '[') {
-		c->p++;
-		skip_blanks(c);
-		while (*c->p != ']') {
-			char *key = bare(c), *value = NULL;
-			if (!key)
-				return -1;
-			if (!known_attribute(key)) {
-				c->error = "an attribute lockdep-rcu's graphs do not have";
-				free(key);
-				return -1;
-			}
-			int is_quoted = 0;
-			if (expect(c, "=", "expected = after an attribute's name") == 0) {
-				skip_blanks(c);
-				is_quoted = *c->p == '"';
-				value = is_quoted ? quoted(c) : bare(c);
-			}
-			if (value)
-				attr_set(a, key, value, is_quoted);
-			free(key);
-			free(value);
-			if (!value)
-				return -1;
-			skip_blanks(c);
-			if (*c->p == ',') {
-				c->p++;
-				skip_blanks(c);
-			} else if (*c->p != ']') {
-				c->error = "expected , or ] in an attribute list";
-				return -1;
-			}
-		}
-		c->p++;
-	}
-	if (expect(c, ";", "expected ; at the end of the statement"))
-		return -1;
-	skip_blanks(c);
-	if (*c->p && *c->p != '\r') {
-		c->error = "more after the statement (one statement per line)";
-		return -1;
-	}
-	return 0;
-}
-
-/* ---- the graph --------------------------------------------------------------- */
-
-/* Nodes and edges are found by a hash of their names (FNV-1a): merging
- * the graphs of many runs of a big program stays linear. */
-static size_t hash(const char *a, const char *b)
-{
-	size_t h = 1469598103934665603ull;
-	for (const char *s = a; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	h = (h ^ 0xff) * 1099511628211ull;
-	for (const char *s = b ? b : ""; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static size_t node_hash(const struct dot_graph *g, size_t i)
-{
-	return hash(g->nodes[i].name, NULL);
-}
-
-static size_t edge_hash(const struct dot_graph *g, size_t i)
-{
-	return hash(g->edges[i].from, g->edges[i].to);
-}
-
-/* Keeps index (index + 1 per slot, 0 free) at most half full of n items. */
-static void reindex(const struct dot_graph *g, struct dot_index *index, size_t n,
-		    size_t (*hash_of)(const struct dot_graph *, size_t))
-{
-	if (index->nslots >= 2 * n + 2)
+	struct dot_node key = { name, kind }, **slot = tree_slot(&key, &g->node_tree, node_order);
+	if (*slot != &key) {
+		free(name);
 		return;
-	free(index->slots);
-	index->nslots = 64;
-	while (index->nslots < 4 * n + 4)
-		index->nslots *= 2;
-	index->slots = xcalloc(index->nslots, sizeof(*index->slots));
-	for (size_t i = 0; i < n; i++) {
-		size_t h = hash_of(g, i) & (index->nslots - 1);
-		while (index->slots[h])
-			h = (h + 1) & (index->nslots - 1);
-		index->slots[h] = i + 1;
 	}
-}
-
-static void index_add(struct dot_index *index, size_t h, size_t i)
-{
-	h &= index->nslots - 1;
-	while (index->slots[h])
-		h = (h + 1) & (index->nslots - 1);
-	index->slots[h] = i + 1;
-}
-
-static struct dot_node *find_node(struct dot_graph *g, const char *name)
-{
-	if (!g->node_index.nslots)
-		return NULL;
-	for (size_t h = hash(name, NULL) & (g->node_index.nslots - 1); g->node_index.slots[h];
-	     h = (h + 1) & (g->node_index.nslots - 1))
-		if (!strcmp(g->nodes[g->node_index.slots[h] - 1].name, name))
-			return &g->nodes[g->node_index.slots[h] - 1];
-	return NULL;
-}
-
-static struct dot_node *node(struct dot_graph *g, const char *name)
-{
-	struct dot_node *n = find_node(g, name);
-	if (n)
-		return n;
+	*slot = xmalloc(sizeof(**slot));
+	**slot = key;
 	grow(&g->nodes, &g->nodes_cap, g->nnodes + 1, sizeof(*g->nodes));
-	n = &g->nodes[g->nnodes++];
-	memset(n, 0, sizeof(*n));
-	n->name = xstrdup(name);
-	reindex(g, &g->node_index, g->nnodes - 1, node_hash);
-	index_add(&g->node_index, hash(name, NULL), g->nnodes - 1);
-	return n;
+	g->nodes[g->nnodes++] = *slot;
 }
 
-static struct dot_edge *find_edge(struct dot_graph *g, const char *from, const char *to)
+/* The first edge between two nodes wins, and it is part of a cycle when
+ * any is: a cycle in any merged graph is one in the union. Takes e's
+ * strings. */
+static void add_edge(struct dot_graph *g, const struct dot_edge *e)
 {
-	if (!g->edge_index.nslots)
-		return NULL;
-	for (size_t h = hash(from, to) & (g->edge_index.nslots - 1); g->edge_index.slots[h];
-	     h = (h + 1) & (g->edge_index.nslots - 1)) {
-		struct dot_edge *e = &g->edges[g->edge_index.slots[h] - 1];
-		if (!strcmp(e->from, from) && !strcmp(e->to, to))
-			return e;
+	struct dot_edge **slot = tree_slot(e, &g->edge_tree, edge_order);
+	if (*slot != e) {
+		(*slot)->marks |= e->marks & 1u << GRAPH_MARK_CYCLE;
+		free(e->site);
+		free(e->label);
+		return;
 	}
-	return NULL;
-}
-
-/* A new edge, its attributes copied from a. */
-static struct dot_edge *add_edge(struct dot_graph *g, const char *from, const char *to, const struct dot_attrs *a)
-{
+	*slot = xmalloc(sizeof(**slot));
+	**slot = *e;
 	grow(&g->edges, &g->edges_cap, g->nedges + 1, sizeof(*g->edges));
-	struct dot_edge *e = &g->edges[g->nedges++];
-	*e = (struct dot_edge){ xstrdup(from), xstrdup(to), { 0 } };
-	attrs_copy(&e->attrs, a);
-	reindex(g, &g->edge_index, g->nedges - 1, edge_hash);
-	index_add(&g->edge_index, hash(from, to), g->nedges - 1);
-	return e;
+	g->edges[g->nedges++] = *slot;
 }
 
-static int highlighted(const struct dot_attrs *a)
-{
-	const char *cycle = dot_attr(a, GRAPH_EDGE_CYCLE_ATTR);
-	return cycle && strcmp(cycle, "0");
-}
+/* ---- reading a statement ------------------------------------------------- */
 
-static void highlight(struct dot_attrs *a)
-{
-#define SET(name, value, quoted) attr_set(a, name, value, quoted);
-	GRAPH_CYCLE_ATTRS(SET)
-}
+struct line {
+	const char *p;               /* how far it reads as the statement */
+	const char *error;           /* why not further; or NULL and... */
+	const char *expected;        /* ...the format's text expected at p */
+};
 
-/* Whether the statement starts with the word, and past it if so. */
-static int keyword(struct cursor *c, const char *word)
+/* A quoted string's text, still escaped; l at its closing quote. */
+static char *quoted(struct line *l)
 {
-	size_t n = strlen(word);
-	if (strncmp(c->p, word, n) || is_word_char(c->p[n]))
-		return 0;
-	c->p += n;
-	return 1;
-}
-
-/* One statement inside the braces, into g. */
-static int statement(struct cursor *c, struct dot_graph *g)
-{
-	if (keyword(c, GRAPH_LABEL_STATEMENT)) {
-		struct dot_attrs a = { 0 };
-		int status = attr_list(c, &a);
-		const char *label = dot_attr(&a, GRAPH_LABEL_ATTR);
-		if (!status && label) {
-			grow(&g->labels, &g->labels_cap, g->nlabels + 1, sizeof(*g->labels));
-			g->labels[g->nlabels++] = xstrdup(label);
+	const char *start = l->p;
+	for (; *l->p != '"'; l->p++) {
+		if (!*l->p) {
+			l->error = "a quoted string does not end on its line";
+			return NULL;
 		}
-		attrs_free(&a);
-		return status;
+		if (*l->p == GRAPH_ESCAPE && !graph_escaped(*++l->p)) {
+			l->error = "only \\\" and \\\\ are escaped in lockdep-rcu's graphs";
+			return NULL;
+		}
 	}
-	if (keyword(c, GRAPH_NODE_STATEMENT)) {   /* the defaults: written as the tracer writes them */
-		struct dot_attrs a = { 0 };
-		int status = attr_list(c, &a);
-		attrs_free(&a);
-		return status;
+	return xstrndup(start, (size_t)(l->p - start));
+}
+
+/* Past any of texts that l goes on with, in any order (the previous
+ * version appended the cycle's mark when merging), each once. */
+static void choose(struct line *l, const char *const *texts, size_t ntexts, unsigned *chosen)
+{
+	for (size_t k = 0; k < ntexts; k++) {
+		size_t len = strlen(texts[k]);
+		if (len && !(*chosen & 1u << k) && !strncmp(l->p, texts[k], len)) {
+			l->p += len;
+			*chosen |= 1u << k;
+			k = (size_t)-1;   /* and again from the first */
+		}
 	}
-	char *from = quoted(c);
-	if (!from)
+}
+
+/* Reads l as format (a statement of graph_format.h, its tab aside) prints
+ * it: its text exactly; each %s in quotes a string, into *strings++; each
+ * %s outside quotes any of texts, their bits into *chosen. 0, or -1 with l
+ * where it stops and why. */
+static int scan(struct line *l, const char *format, char **strings, const char *const *texts, size_t ntexts,
+		unsigned *chosen)
+{
+	int in_quotes = 0;
+	for (format += *format == '\t'; *format != '\n';) {
+		if (!strncmp(format, "%s", 2)) {
+			if (in_quotes && !(*strings++ = quoted(l)))
+				return -1;
+			if (!in_quotes)
+				choose(l, texts, ntexts, chosen);
+			format += 2;
+		} else if (*l->p == *format) {
+			in_quotes ^= *format == '"';
+			l->p++;
+			format++;
+		} else {
+			l->expected = format;
+			return -1;
+		}
+	}
+	if (*l->p)
+		l->error = "more after the statement (one statement per line)";
+	return *l->p ? -1 : 0;
+}
+
+static int read_label(struct line *l, struct dot_graph *g)
+{
+	char *label = NULL;
+	if (scan(l, GRAPH_LABEL_LINE, &label, NULL, 0, NULL)) {
+		free(label);
 		return -1;
-	skip_blanks(c);
-	int status = -1;
-	struct dot_attrs a = { 0 };
-	if (!strncmp(c->p, "->", 2)) {
-		c->p += 2;
-		char *to = quoted(c);
-		if (to && !attr_list(c, &a)) {
-			node(g, from);
-			node(g, to);
-			if (!find_edge(g, from, to))
-				add_edge(g, from, to, &a);
-			status = 0;
-		}
-		free(to);
-	} else if (!attr_list(c, &a)) {
-		struct dot_node *n = node(g, from);
-		if (!n->attrs.n)
-			attrs_copy(&n->attrs, &a);
-		status = 0;
 	}
-	attrs_free(&a);
-	free(from);
+	grow(&g->labels, &g->labels_cap, g->nlabels + 1, sizeof(*g->labels));
+	g->labels[g->nlabels++] = label;
+	return 0;
+}
+
+static int read_node_defaults(struct line *l, struct dot_graph *g)
+{
+	(void)g;   /* written as the tracer writes them */
+	return scan(l, GRAPH_NODE_DEFAULTS, NULL, NULL, 0, NULL);
+}
+
+static int read_node(struct line *l, struct dot_graph *g)
+{
+	char *s[2] = { NULL, NULL };   /* name, kind */
+	unsigned styles = 0;
+	size_t kind = 0;
+	int status = scan(l, GRAPH_NODE_LINE, s, node_styles, NKINDS, &styles);
+	while (!status && kind < NKINDS && strcmp(s[1], node_kinds[kind]))
+		kind++;
+	if (!status && kind == NKINDS)
+		l->error = "a kind of node lockdep-rcu's graphs do not have";
+	else if (!status && styles != (*node_styles[kind] ? 1u << kind : 0))
+		l->error = "not the shape and style of its kind of node";
+	if (status || l->error) {
+		free(s[0]);
+		status = -1;
+	} else {
+		add_node(g, s[0], (enum graph_node_kind)kind);
+	}
+	free(s[1]);
 	return status;
 }
 
-/* Parses text into a graph of its own. */
-static int parse(const char *file, const char *text, struct dot_graph *g, char **error)
+static int read_edge(struct line *l, struct dot_graph *g)
 {
-	enum { BEFORE, INSIDE, AFTER } state = BEFORE;
-	size_t number = 0;
-	for (const char *line = text; *line;) {
-		size_t len = strcspn(line, "\n");
-		char *copy = xstrndup(line, len);
-		struct cursor c = { copy, NULL };
-		number++;
-		skip_blanks(&c);
-		int status = 0;
-		if (!*c.p || *c.p == '\r') {
-			/* blank lines are nothing */
-		} else if (state == BEFORE) {
-			static const char *const head[] = { GRAPH_HEAD_WORDS };
-			for (size_t i = 0; i < sizeof(head) / sizeof(head[0]) && !status; i++)
-				status = expect(&c, head[i], "expected \"digraph lockdep {\"");
-			skip_blanks(&c);
-			if (!status && *c.p && *c.p != '\r') {
-				c.error = "more after \"digraph lockdep {\"";
-				status = -1;
-			}
-			state = INSIDE;
-		} else if (state == INSIDE && *c.p == '}') {
-			c.p++;
-			skip_blanks(&c);
-			if (*c.p && *c.p != '\r') {
-				c.error = "more after the closing }";
-				status = -1;
-			}
-			state = AFTER;
-		} else if (state == INSIDE) {
-			status = statement(&c, g);
-		} else {
-			c.error = "text after the graph's closing }";
-			status = -1;
-		}
-		free(copy);
-		if (status) {
-			*error = xasprintf("%s:%zu: %s", file, number, c.error ? c.error : "not lockdep-rcu's DOT");
-			return -1;
-		}
-		line += len + (line[len] == '\n');
+	char *s[4] = { NULL, NULL, NULL, NULL };   /* from, to, site, label */
+	struct dot_edge e = { 0 };
+	int status = scan(l, GRAPH_EDGE_LINE, s, edge_marks, NMARKS, &e.marks);
+	if (!status && (!(e.from = find_node(g, s[0])) || !(e.to = find_node(g, s[1])))) {
+		l->error = "an edge from or to a node not declared before it";
+		status = -1;
 	}
-	if (state != AFTER) {
-		*error = xasprintf("%s:%zu: %s", file, number,
-				   state == BEFORE ? "no graph in it" : "the graph does not end (no closing })");
-		return -1;
+	if (!status) {
+		e.site = s[2];
+		e.label = s[3];
+		s[2] = s[3] = NULL;
+		add_edge(g, &e);
 	}
-	return 0;
+	for (size_t i = 0; i < 4; i++)
+		free(s[i]);
+	return status;
+}
+
+/* One statement inside the braces into g. -1 with l at the error of the
+ * statement it reads furthest as. */
+static int statement(struct line *l, struct dot_graph *g)
+{
+	static int (*const readers[])(struct line *, struct dot_graph *) = { read_label, read_node_defaults,
+									     read_node, read_edge };
+	struct line furthest = { l->p, "expected a quoted name, graph [...] or node [...]", NULL };
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
+		struct line tried = *l;
+		if (!readers[i](&tried, g))
+			return 0;
+		if (tried.p > furthest.p)
+			furthest = tried;
+	}
+	*l = furthest;
+	return -1;
+}
+
+/* "file:line: what", what is expected saying what is there instead. */
+static char *message(const char *file, size_t number, const struct line *l)
+{
+	if (!l->expected)
+		return xasprintf("%s:%zu: %s", file, number, l->error);
+	int expected = (int)strcspn(l->expected, "%\n"), found = (int)strlen(l->p);
+	if (!found)
+		return xasprintf("%s:%zu: expected '%.*s' before the end of the line", file, number, expected,
+				 l->expected);
+	return xasprintf("%s:%zu: expected '%.*s', not '%.*s%s'", file, number, expected, l->expected,
+			 found > 24 ? 24 : found, l->p, found > 24 ? "..." : "");
 }
 
 int dot_graph_merge(struct dot_graph *g, const char *file, const char *text, char **error)
 {
-	struct dot_graph one = { 0 };
-	if (parse(file, text, &one, error)) {
-		dot_graph_free(&one);
-		return -1;
-	}
-	for (size_t i = 0; i < one.nlabels; i++) {
-		grow(&g->labels, &g->labels_cap, g->nlabels + 1, sizeof(*g->labels));
-		g->labels[g->nlabels++] = xstrdup(one.labels[i]);
-	}
-	for (size_t i = 0; i < one.nnodes; i++) {
-		struct dot_node *n = node(g, one.nodes[i].name);
-		if (!n->attrs.n)
-			attrs_copy(&n->attrs, &one.nodes[i].attrs);
-	}
-	for (size_t i = 0; i < one.nedges; i++) {
-		const struct dot_edge *in = &one.edges[i];
-		struct dot_edge *e = find_edge(g, in->from, in->to);
-		if (!e)
-			add_edge(g, in->from, in->to, &in->attrs);
-		else if (highlighted(&in->attrs) && !highlighted(&e->attrs)) {
-			highlight(&e->attrs);   /* a cycle in any input is one in the union */
+	enum { BEFORE, INSIDE, AFTER } state = BEFORE;
+	size_t number = 0;
+	char *line = NULL;
+	struct line l;
+	int failed = 0;
+	for (const char *at = text; *at && !failed;) {
+		const char *start = at;
+		size_t len = strcspn(at, "\n");
+		at += len + (at[len] == '\n');
+		number++;
+		while (len && (*start == ' ' || *start == '\t'))
+			start++, len--;
+		while (len && strchr(" \t\r", start[len - 1]))
+			len--;
+		if (!len)
+			continue;   /* blank lines are nothing */
+		free(line);
+		line = xstrndup(start, len);
+		l = (struct line){ line, NULL, NULL };
+		if (state == BEFORE) {
+			failed = scan(&l, GRAPH_HEAD, NULL, NULL, 0, NULL);
+			if (failed)
+				l = (struct line){ line, "expected \"digraph lockdep {\" on a line of its own", NULL };
+			state = INSIDE;
+		} else if (state == INSIDE && *line == '}') {
+			failed = scan(&l, GRAPH_TAIL, NULL, NULL, 0, NULL);
+			state = AFTER;
+		} else if (state == INSIDE) {
+			failed = statement(&l, g);
+		} else {
+			failed = 1;
+			l.error = "text after the graph's closing }";
 		}
 	}
-	dot_graph_free(&one);
-	return 0;
+	if (failed)
+		*error = message(file, number, &l);
+	else if (state != AFTER)
+		*error = xasprintf("%s:%zu: %s", file, number,
+				   state == BEFORE ? "no graph in it" : "the graph does not end (no closing })");
+	free(line);
+	return failed || state != AFTER ? -1 : 0;
 }
 
 /* ---- writing --------------------------------------------------------------- */
-
-static void write_quoted(struct strbuf *out, const char *s)
-{
-	sb_putc(out, '"');
-	for (; *s; s++) {
-		if (graph_escaped(*s))
-			sb_putc(out, GRAPH_ESCAPE);
-		sb_putc(out, *s);
-	}
-	sb_putc(out, '"');
-}
-
-static void write_attrs(struct strbuf *out, const struct dot_attrs *a)
-{
-	if (!a->n)
-		return;
-	sb_puts(out, " [");
-	for (size_t i = 0; i < a->n; i++) {
-		sb_printf(out, "%s%s=", i ? ", " : "", a->v[i].key);
-		if (a->v[i].quoted)
-			write_quoted(out, a->v[i].value);
-		else
-			sb_puts(out, a->v[i].value);
-	}
-	sb_putc(out, ']');
-}
 
 /* Programs and pids merged, at most this many of each by name. */
 #define LABEL_PROGRAMS 4
 #define LABEL_PIDS 3
 
-struct program {
-	char *name;
-	char *pids[LABEL_PIDS];
-	size_t npids;
-};
-
-/* "lockdep-rcu 0.1: lock_order.memb (pid 17313)" -> prefix
- * "lockdep-rcu 0.1", program "lock_order.memb", pid "17313". */
-static void split_label(const char *label, char **prefix, char **program, char **pid)
-{
-	const char *colon = strstr(label, ": ");
-	const char *rest = colon ? colon + 2 : label;
-	*prefix = colon ? xstrndup(label, (size_t)(colon - label)) : NULL;
-	const char *open = strstr(rest, " (pid ");
-	size_t n = strlen(rest);
-	if (open && n && rest[n - 1] == ')') {
-		*program = xstrndup(rest, (size_t)(open - rest));
-		*pid = xstrndup(open + 6, (size_t)(rest + n - 1 - (open + 6)));
-	} else {
-		*program = xstrdup(rest);
-		*pid = NULL;
-	}
-}
-
-/* "lockdep-rcu 0.1: lock_order.memb (pids 17313, 17320), demo (pid 5)" */
+/* Of labels "PREFIX: PROGRAM (pid N)": the first prefix, then the programs
+ * in the order first seen, each with its pids, as in
+ * "lockdep-rcu 0.1: lock_order.memb (pids 17313, 17320), demo (pid 5)". */
 static void merged_label(const struct dot_graph *g, struct strbuf *out)
 {
 	if (g->nlabels == 1) {
 		sb_puts(out, g->labels[0]);
 		return;
 	}
-	struct program programs[LABEL_PROGRAMS];
+	struct program {
+		const char *name;
+		int len;
+		size_t npids;
+		struct strbuf pids;   /* the first LABEL_PIDS */
+	} programs[LABEL_PROGRAMS];
 	size_t nprograms = 0, more_programs = 0;
-	char *prefix = NULL;
-	size_t *more_pids = xcalloc(LABEL_PROGRAMS, sizeof(*more_pids));
+	const char *prefix = "lockdep-rcu";
+	int prefix_len = -1;   /* all of it, until a label has one */
 	for (size_t i = 0; i < g->nlabels; i++) {
-		char *p, *name, *pid;
-		split_label(g->labels[i], &p, &name, &pid);
-		if (!prefix && p)
-			prefix = xstrdup(p);
-		free(p);
+		const char *label = g->labels[i], *colon = strstr(label, ": ");
+		const char *name = colon ? colon + 2 : label, *end = name + strlen(name);
+		const char *pid = strstr(name, " (pid ");
+		if (!pid || end[-1] != ')')
+			pid = end;
+		if (colon && prefix_len < 0) {
+			prefix = label;
+			prefix_len = (int)(colon - label);
+		}
 		size_t k = 0;
-		while (k < nprograms && strcmp(programs[k].name, name))
+		while (k < nprograms && (programs[k].len != pid - name || strncmp(programs[k].name, name, pid - name)))
 			k++;
-		if (k == nprograms && nprograms == LABEL_PROGRAMS) {
+		if (k == LABEL_PROGRAMS) {
 			more_programs++;
-		} else {
-			if (k == nprograms)
-				programs[nprograms++] = (struct program){ xstrdup(name), { NULL }, 0 };
-			if (pid && programs[k].npids < LABEL_PIDS)
-				programs[k].pids[programs[k].npids++] = xstrdup(pid);
-			else if (pid)
-				more_pids[k]++;
+			continue;
 		}
-		free(name);
-		free(pid);
+		if (k == nprograms)
+			programs[nprograms++] = (struct program){ name, (int)(pid - name), 0, { 0 } };
+		if (pid != end && ++programs[k].npids <= LABEL_PIDS)
+			sb_printf(&programs[k].pids, "%s%.*s", programs[k].npids > 1 ? ", " : "",
+				  (int)(end - 1 - (pid + 6)), pid + 6);
 	}
-	sb_printf(out, "%s: ", prefix ? prefix : "lockdep-rcu");
+	sb_printf(out, "%.*s: ", prefix_len, prefix);
 	for (size_t k = 0; k < nprograms; k++) {
-		sb_printf(out, "%s%s", k ? ", " : "", programs[k].name);
-		if (programs[k].npids) {
-			sb_printf(out, " (pid%s ", programs[k].npids + more_pids[k] > 1 ? "s" : "");
-			for (size_t i = 0; i < programs[k].npids; i++)
-				sb_printf(out, "%s%s", i ? ", " : "", programs[k].pids[i]);
-			if (more_pids[k])
-				sb_printf(out, " and %zu more", more_pids[k]);
+		sb_printf(out, "%s%.*s", k ? ", " : "", programs[k].len, programs[k].name);
+		if (programs[k].npids)
+			sb_printf(out, " (pid%s %s", programs[k].npids > 1 ? "s" : "", programs[k].pids.s);
+		if (programs[k].npids > LABEL_PIDS)
+			sb_printf(out, " and %zu more", programs[k].npids - LABEL_PIDS);
+		if (programs[k].npids)
 			sb_putc(out, ')');
-		}
-		free(programs[k].name);
-		for (size_t i = 0; i < programs[k].npids; i++)
-			free(programs[k].pids[i]);
+		sb_free(&programs[k].pids);
 	}
 	if (more_programs)
 		sb_printf(out, " and %zu more", more_programs);
-	free(more_pids);
-	free(prefix);
+}
+
+static const char *mark(const struct dot_edge *e, enum graph_edge_mark m)
+{
+	return e->marks & 1u << m ? edge_marks[m] : "";
 }
 
 void dot_graph_write(const struct dot_graph *g, struct strbuf *out)
@@ -550,27 +373,32 @@ void dot_graph_write(const struct dot_graph *g, struct strbuf *out)
 	if (g->nlabels) {
 		struct strbuf label = { 0 };
 		merged_label(g, &label);
-		sb_puts(out, "\t" GRAPH_LABEL_STATEMENT " [" GRAPH_LABEL_ATTR "=");
-		write_quoted(out, label.s);
-		sb_puts(out, "];\n");
+		sb_printf(out, GRAPH_LABEL_LINE, label.s);
 		sb_free(&label);
 	}
 	sb_puts(out, GRAPH_NODE_DEFAULTS);
-	for (size_t i = 0; i < g->nnodes; i++) {
-		sb_putc(out, '\t');
-		write_quoted(out, g->nodes[i].name);
-		write_attrs(out, &g->nodes[i].attrs);
-		sb_puts(out, ";\n");
-	}
+	for (size_t i = 0; i < g->nnodes; i++)
+		sb_printf(out, GRAPH_NODE_LINE, g->nodes[i]->name, node_kinds[g->nodes[i]->kind],
+			  node_styles[g->nodes[i]->kind]);
 	for (size_t i = 0; i < g->nedges; i++) {
-		sb_putc(out, '\t');
-		write_quoted(out, g->edges[i].from);
-		sb_puts(out, " -> ");
-		write_quoted(out, g->edges[i].to);
-		write_attrs(out, &g->edges[i].attrs);
-		sb_puts(out, ";\n");
+		const struct dot_edge *e = g->edges[i];
+		sb_printf(out, GRAPH_EDGE_LINE, e->from->name, e->to->name, e->site, e->label, mark(e, GRAPH_MARK_CYCLE),
+			  mark(e, GRAPH_MARK_SYNC), mark(e, GRAPH_MARK_READ), mark(e, GRAPH_MARK_URCU));
 	}
 	sb_puts(out, GRAPH_TAIL);
+}
+
+static void free_node(void *node)
+{
+	free(((struct dot_node *)node)->name);
+	free(node);
+}
+
+static void free_edge(void *edge)
+{
+	free(((struct dot_edge *)edge)->site);
+	free(((struct dot_edge *)edge)->label);
+	free(edge);
 }
 
 void dot_graph_free(struct dot_graph *g)
@@ -578,18 +406,9 @@ void dot_graph_free(struct dot_graph *g)
 	for (size_t i = 0; i < g->nlabels; i++)
 		free(g->labels[i]);
 	free(g->labels);
-	for (size_t i = 0; i < g->nnodes; i++) {
-		free(g->nodes[i].name);
-		attrs_free(&g->nodes[i].attrs);
-	}
+	tdestroy(g->node_tree, free_node);
+	tdestroy(g->edge_tree, free_edge);
 	free(g->nodes);
-	for (size_t i = 0; i < g->nedges; i++) {
-		free(g->edges[i].from);
-		free(g->edges[i].to);
-		attrs_free(&g->edges[i].attrs);
-	}
 	free(g->edges);
-	free(g->node_index.slots);
-	free(g->edge_index.slots);
 	memset(g, 0, sizeof(*g));
 }

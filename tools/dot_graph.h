@@ -9,56 +9,28 @@
 #include <stddef.h>
 #include "util.h"
 
-struct dot_attr {
-	char *key;
-	char *value;          /* unescaped */
-	int quoted;
-};
-
-struct dot_attrs {
-	struct dot_attr *v;
-	size_t n, cap;
-};
-
-struct dot_node {
-	char *name;
-	struct dot_attrs attrs;
-};
-
-struct dot_edge {
-	char *from, *to;
-	struct dot_attrs attrs;
-};
-
-struct dot_index {
-	size_t *slots;        /* index + 1 into nodes or edges, 0 free */
-	size_t nslots;
-};
-
 /* A graph, or several merged: nodes by name and edges by (from, to) in the
  * order first seen. */
 struct dot_graph {
 	char **labels;        /* the inputs' graph labels, in order */
 	size_t nlabels, labels_cap;
-	struct dot_node *nodes;
+	struct dot_node **nodes;
 	size_t nnodes, nodes_cap;
-	struct dot_edge *edges;
+	struct dot_edge **edges;
 	size_t nedges, edges_cap;
-	struct dot_index node_index, edge_index;
+	void *node_tree, *edge_tree;   /* tsearch(3): nodes by name, edges by their ends */
 };
 
 /* Adds the graph in text (from file, for messages) to g: new nodes and
  * edges are appended, a node or edge seen before keeps what it had; an
  * edge highlighted as part of a cycle in any input is highlighted. 0, or
- * -1 with *error set to "file:line: what" (a new string; g unchanged). */
+ * -1 with *error set to "file:line: what" (a new string), g then holding
+ * the statements before that line: callers stop there. */
 int dot_graph_merge(struct dot_graph *g, const char *file, const char *text, char **error);
 
 /* Writes g in the tracer's DOT, its label naming the programs and pids
  * merged. */
 void dot_graph_write(const struct dot_graph *g, struct strbuf *out);
-
-/* An attribute's value, NULL when absent. */
-const char *dot_attr(const struct dot_attrs *a, const char *key);
 
 void dot_graph_free(struct dot_graph *g);
 

@@ -69,6 +69,15 @@ enum graph_edge_mark {
  * the attributes of GRAPH_EDGE_MARKS' CYCLE one by one. */
 #define GRAPH_CYCLE_ATTRS(X) X("color", "red", 1) X("penwidth", "2", 0) X("cycle", "1", 0)
 
+/* A node's and an edge's statement as printf formats: the node's name, its
+ * kind and that kind's style (GRAPH_NODE_KINDS); the edge's ends, site,
+ * label, then each of GRAPH_EDGE_MARKS' texts in order, or "". Every %s in
+ * quotes is escaped. The graph's label statement, its label escaped. */
+#define GRAPH_NODE_LINE "\t\"%s\" [" GRAPH_NODE_KIND_ATTR "=\"%s\"%s];\n"
+#define GRAPH_EDGE_LINE                                                          \
+	"\t\"%s\" -> \"%s\" [" GRAPH_EDGE_SITE_ATTR "=\"%s\", " GRAPH_EDGE_LABEL_ATTR "=\"%s\"%s%s%s%s];\n"
+#define GRAPH_LABEL_LINE "\t" GRAPH_LABEL_STATEMENT " [" GRAPH_LABEL_ATTR "=\"%s\"];\n"
+
 /* Every attribute name a statement may have: the ones above. */
 #define GRAPH_ATTRIBUTES(X)                                                      \
 	X("label") X("shape") X("fontname") X("kind") X("style") X("fillcolor")  \
