@@ -6,12 +6,10 @@
 #include <stddef.h>
 #include "util.h"
 
-/* Appends s[0..len) as a quoted JSON string: ", \ and control characters
- * escaped, valid UTF-8 kept, each invalid byte replaced by U+FFFD. */
-void json_string(struct strbuf *out, const char *s, size_t len);
-
 /* A writer: objects and arrays nest, members and elements get their
- * commas. Keys are plain ASCII literals. */
+ * commas. Keys are plain ASCII literals. A string value is written valid
+ * whatever its bytes: ", \ and control characters escaped, valid UTF-8
+ * kept, each invalid byte replaced by U+FFFD. */
 struct json {
 	struct strbuf *out;
 	int depth;
