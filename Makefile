@@ -162,12 +162,12 @@ TOOL_DEPS := $(TOOL_SRCS) $(wildcard tools/*.h) preload/base/suppressions.c prel
 	preload/symbolize/demangle.c preload/symbolize/demangle.h
 $(TOOL): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -Ipreload -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/base/options.c preload/base/suppressions.c preload/base/report_kinds.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
+	$(CC) $(CFLAGS) $(WARN) -Ipreload -DLOCKDEP_RCU_LIBDIR='"$(PREFIX)/lib/lockdep-rcu"' $(TOOL_SRCS) preload/base/options.c preload/base/suppressions.c preload/base/report_kinds.c preload/symbolize/demangle.c -o $@ -l:libiberty.a -ljansson
 # The same under ASan/UBSan for the test suite; its tracer is the one in build/.
 TOOL_ASAN := $(BUILD)/tests/lockdep-rcu-asan
 $(TOOL_ASAN): $(TOOL_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/base/options.c preload/base/suppressions.c preload/base/report_kinds.c preload/symbolize/demangle.c -o $@ -l:libiberty.a
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) -DLOCKDEP_RCU_LIBDIR='"$(abspath $(BUILD))"' $(TOOL_SRCS) preload/base/options.c preload/base/suppressions.c preload/base/report_kinds.c preload/symbolize/demangle.c -o $@ -l:libiberty.a -ljansson
 
 # ---- test targets ---------------------------------------------------------
 define flavored_target
@@ -189,11 +189,11 @@ $(BUILD)/targets/%.$(1).lgpl.o2: tests/targets/%.c tests/targets/target.h includ
 endef
 $(foreach f,$(URCU_FLAVORS),$(eval $(call flavored_target,$(f))))
 
-# The suite reads the tracer's records with the command's JSON reader.
-SUITE_TOOL_SRCS := tools/json_read.c tools/util.c
-$(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h) $(SUITE_TOOL_SRCS) tools/json.h tools/util.h
+# The suite reads the tracer's records as the command does: jansson, with
+# the flags of tools/json.h.
+$(SUITE): $(SUITE_SRCS) $(wildcard tests/*.h) tools/json.h tools/util.h
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) $(SUITE_TOOL_SRCS) -o $@ -lcriterion
+	$(CC) -O1 -g $(WARN) -Itests $(SANITIZE) $(SUITE_SRCS) -o $@ -lcriterion -ljansson
 
 SYMBOLIZE_TARGET_DEPS := tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 SYMBOLIZE_TARGET_BUILD = $(CC) -O0 $(WARN) -pthread -Ipreload tests/unit/symbolize_target.c $(SYMBOLIZE_SRCS) $(SYMBOLIZE_LIBS)
@@ -232,11 +232,11 @@ $(BUILD)/tests/libsymbolize_plugin_%.so: tests/unit/symbolize_plugin.c
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
 UNIT_LOGIC := preload/base/options.c preload/base/suppressions.c preload/base/report_kinds.c preload/base/class_rules.c preload/runtime/tracer_lock.c \
 	preload/base/key_set.c preload/unwind/cfi_unwind.c preload/graph/instance_pairs.c preload/graph/instance_pair_where.c preload/classes/shared_mappings.c preload/classes/lock_instances.c preload/classes/orphaned_locks.c preload/unwind/stack_depot.c preload/unwind/backtrace.c preload/runtime/signal_state.c preload/runtime/tracer_stack.c preload/runtime/real_functions.c preload/base/next_symbol.c preload/graph/lock_graph.c preload/runtime/self_check.c tools/text_log.c tools/util.c \
-	tools/logfile.c tools/json_read.c tools/record.c tools/splat.c tools/group.c
+	tools/logfile.c tools/record.c tools/splat.c tools/group.c
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/base/options.h preload/base/suppressions.h preload/runtime/tracer_lock.h \
 		preload/runtime/thread_state.h preload/checks/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ $(SYMBOLIZE_LIBS) -lcriterion
+	$(CC) -O1 -g $(WARN) -Ipreload $(SANITIZE) $(UNIT_SRCS) $(UNIT_LOGIC) $(SYMBOLIZE_SRCS) -o $@ $(SYMBOLIZE_LIBS) -lcriterion -ljansson
 
 TEST_DEPS := $(PRELOAD) $(TOOL) $(TOOL_ASAN) $(TARGETS) $(NOPIE_TARGETS) $(LGPL_TARGETS) $(O2_TARGETS) $(PLUGIN_TARGETS) $(SUITE) $(UNIT) $(SYMBOLIZE_TARGETS) \
 	$(BENCH_BINS) $(BUILD)/bench/floor_preload.so

@@ -129,12 +129,9 @@ int cli_count_files(const char *dir, const char *prefix)
 
 int cli_json_valid(const char *text)
 {
-	struct json_value v;
-	size_t error_at;
-	if (json_parse(text, strlen(text), &v, &error_at))
-		return 0;
-	json_value_free(&v);
-	return 1;
+	json_t *v = json_loadb(text, strlen(text), JSON_READ_FLAGS, NULL);
+	json_decref(v);
+	return v != NULL;
 }
 
 char *cli_path_in(const char *dir, const char *name)

@@ -7,34 +7,27 @@
 #include "records.h"
 #include "cli_helpers.h"
 
-static const char *string_of(const struct json_value *v, const char *key)
+static const char *string_of(const json_t *v, const char *key)
 {
-	return v ? json_member_string(v, key) : NULL;
+	return json_string_value(json_object_get(v, key));
 }
 
-static void frame_of(const struct json_value *v, struct record_frame *f)
+static void frame_of(const json_t *v, struct record_frame *f)
 {
 	memset(f, 0, sizeof(*f));
-	if (!v || v->type != JSON_OBJECT)
-		return;
 	f->function = string_of(v, "function");
 	f->file = string_of(v, "file");
 	f->module = string_of(v, "module");
-	double line;
-	if (!json_member_number(v, "line", &line))
-		f->line = (int)line;
+	f->line = (int)json_number_value(json_object_get(v, "line"));
 }
 
 /* One line of the records file into r: 0, or -1 when it is not a record. */
 static int record_parse(const char *line, size_t len, struct record *r)
 {
 	memset(r, 0, sizeof(*r));
-	size_t error_at;
-	if (json_parse(line, len, &r->json, &error_at))
-		return -1;
-	const struct json_value *v = &r->json;
-	if (v->type != JSON_OBJECT) {
-		json_value_free(&r->json);
+	const json_t *v = r->json = json_loadb(line, len, JSON_READ_FLAGS, NULL);
+	if (!json_is_object(v)) {
+		json_decref(r->json);
 		return -1;
 	}
 	r->kind = string_of(v, "kind");
@@ -42,37 +35,28 @@ static int record_parse(const char *line, size_t len, struct record *r)
 	r->message = string_of(v, "message");
 	r->bug = string_of(v, "bug");
 	r->comm = string_of(v, "comm");
-	double n;
-	if (!json_member_number(v, "pid", &n))
-		r->pid = (long)n;
-	if (!json_member_number(v, "tid", &n))
-		r->tid = (long)n;
-	if (!json_member_number(v, "seq", &n))
-		r->seq = (long)n;
-	frame_of(json_member(v, "site"), &r->site);
-	const struct json_value *locks = json_member(v, "locks");
-	if (locks && locks->type == JSON_ARRAY && locks->count) {
-		r->locks = calloc(locks->count, sizeof(*r->locks));
-		cr_assert(r->locks);
-		for (size_t i = 0; i < locks->count; i++) {
-			const struct json_value *l = &locks->items[i];
-			struct record_lock *out = &r->locks[r->lock_count++];
-			out->role = string_of(l, "role");
-			out->name = string_of(l, "name");
-			out->kind = string_of(l, "kind");
-			out->address = string_of(l, "address");
-			const struct json_value *at = json_member(l, "acquired_at");
-			out->has_acquired_at = at != NULL;
-			frame_of(at, &out->acquired_at);
-		}
+	/* json_number_value(): 0 when absent or not a number */
+	r->pid = (long)json_number_value(json_object_get(v, "pid"));
+	r->tid = (long)json_number_value(json_object_get(v, "tid"));
+	r->seq = (long)json_number_value(json_object_get(v, "seq"));
+	frame_of(json_object_get(v, "site"), &r->site);
+	const json_t *locks = json_object_get(v, "locks"), *frames = json_object_get(v, "frames"), *item;
+	size_t i;
+	r->locks = calloc(json_array_size(locks) + 1, sizeof(*r->locks));
+	r->frames = calloc(json_array_size(frames) + 1, sizeof(*r->frames));
+	cr_assert(r->locks && r->frames);
+	json_array_foreach(locks, i, item) {
+		struct record_lock *out = &r->locks[r->lock_count++];
+		out->role = string_of(item, "role");
+		out->name = string_of(item, "name");
+		out->kind = string_of(item, "kind");
+		out->address = string_of(item, "address");
+		const json_t *at = json_object_get(item, "acquired_at");
+		out->has_acquired_at = at != NULL;
+		frame_of(at, &out->acquired_at);
 	}
-	const struct json_value *frames = json_member(v, "frames");
-	if (frames && frames->type == JSON_ARRAY && frames->count) {
-		r->frames = calloc(frames->count, sizeof(*r->frames));
-		cr_assert(r->frames);
-		for (size_t i = 0; i < frames->count; i++)
-			frame_of(&frames->items[i], &r->frames[r->frame_count++]);
-	}
+	json_array_foreach(frames, i, item)
+		frame_of(item, &r->frames[r->frame_count++]);
 	return 0;
 }
 
@@ -80,7 +64,7 @@ static void record_free(struct record *r)
 {
 	free(r->locks);
 	free(r->frames);
-	json_value_free(&r->json);
+	json_decref(r->json);
 }
 
 static void append(char **buf, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

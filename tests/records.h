@@ -47,7 +47,7 @@ struct record {
 	size_t lock_count;
 	struct record_frame *frames;   /* the Call Trace, innermost first */
 	size_t frame_count;
-	struct json_value json;        /* the parsed line, which the strings point into */
+	json_t *json;                  /* the parsed line, which the strings point into */
 };
 
 struct run_records {

@@ -134,26 +134,24 @@ Test(cli, report_status_counts_reports_cut_short_and_refuses_inputs_without_a_lo
 static char *fingerprints_of(const char *log)
 {
 	struct run r = cli_env(0, NULL, "report", "--json", log, NULL);
-	struct json_value doc;
-	size_t at;
-	cr_assert_eq(json_parse(r.out, strlen(r.out), &doc, &at), 0, "%s", r.out);
-	const struct json_value *groups = json_member(&doc, "groups");
-	cr_assert(groups && groups->type == JSON_ARRAY, "%s", r.out);
+	json_t *doc = json_loadb(r.out, strlen(r.out), JSON_READ_FLAGS, NULL);
+	const json_t *groups = json_object_get(doc, "groups"), *g;
+	cr_assert(json_is_array(groups), "%s", r.out);
 	struct strbuf_lite {
 		char s[2048];
 		size_t n;
 	} out = { "", 0 };
-	for (size_t i = 0; i < groups->count; i++) {
-		const struct json_value *g = &groups->items[i];
-		const char *fp = json_member_string(g, "fingerprint"), *file = json_member_string(g, "file"),
-			   *function = json_member_string(g, "function");
-		double line = 0;
-		json_member_number(g, "line", &line);
+	size_t i;
+	json_array_foreach(groups, i, g) {
+		const char *fp = json_string_value(json_object_get(g, "fingerprint"));
+		const char *file = json_string_value(json_object_get(g, "file"));
+		const char *function = json_string_value(json_object_get(g, "function"));
+		double line = json_number_value(json_object_get(g, "line"));
 		cr_expect(fp && strlen(fp) == 16 && strspn(fp, "0123456789abcdef") == 16, "%s", r.out);
 		out.n += (size_t)snprintf(out.s + out.n, sizeof(out.s) - out.n, "%s:%s:%d:%s\n", fp ? fp : "-",
 					  file ? file : "-", (int)line, function ? function : "-");
 	}
-	json_value_free(&doc);
+	json_decref(doc);
 	run_free(&r);
 	return strdup(out.s);
 }
@@ -190,34 +188,29 @@ Test(cli, report_json_sarif_and_gcc_lines_carry_a_stable_fingerprint_and_the_sit
 	 * line the location, the same fingerprint */
 	struct run r = cli_env(0, NULL, "report", "--sarif", a, NULL);
 	cr_expect_eq(r.exit_code, 1, "%s", r.err);
-	struct json_value doc;
-	size_t at;
-	cr_assert_eq(json_parse(r.out, strlen(r.out), &doc, &at), 0, "%s", r.out);
-	cr_expect_str_eq(json_member_string(&doc, "version") ?: "", "2.1.0");
-	const struct json_value *runs = json_member(&doc, "runs");
-	cr_assert(runs && runs->type == JSON_ARRAY && runs->count == 1, "%s", r.out);
-	const struct json_value *results = json_member(&runs->items[0], "results");
-	cr_assert(results && results->type == JSON_ARRAY, "%s", r.out);
-	cr_expect_eq(results->count, 3, "%s", r.out);
+	json_t *doc = json_loadb(r.out, strlen(r.out), JSON_READ_FLAGS, NULL);
+	cr_assert(doc, "%s", r.out);
+	cr_expect_str_eq(json_string_value(json_object_get(doc, "version")) ?: "", "2.1.0");
+	const json_t *runs = json_object_get(doc, "runs");
+	cr_assert(json_array_size(runs) == 1, "%s", r.out);
+	const json_t *results = json_object_get(json_array_get(runs, 0), "results"), *res;
+	cr_assert(json_is_array(results), "%s", r.out);
+	cr_expect_eq(json_array_size(results), 3, "%s", r.out);
 	int found = 0;
-	for (size_t i = 0; i < results->count; i++) {
-		const struct json_value *res = &results->items[i];
-		const struct json_value *fp = json_member(res, "partialFingerprints");
-		const char *value = fp ? json_member_string(fp, "lockdepRcuBug/v1") : NULL;
+	size_t i;
+	json_array_foreach(results, i, res) {
+		const char *value = json_string_value(json_object_get(json_object_get(res, "partialFingerprints"), "lockdepRcuBug/v1"));
 		cr_expect(value && strstr(first, value), "the --json fingerprint: %s\n%s", value ? value : "(none)", first);
-		const struct json_value *locs = json_member(res, "locations");
-		const struct json_value *phys = locs && locs->count ? json_member(&locs->items[0], "physicalLocation") : NULL;
-		const struct json_value *region = phys ? json_member(phys, "region") : NULL;
-		const struct json_value *art = phys ? json_member(phys, "artifactLocation") : NULL;
-		double line = 0;
-		if (region)
-			json_member_number(region, "startLine", &line);
-		if ((int)line == 19 && art && !strcmp(json_member_string(art, "uri") ?: "", "tests/targets/demo_buggy_cache.c") &&
-		    !strcmp(json_member_string(res, "ruleId") ?: "", "suspicious_rcu"))
+		/* json_object_get() of NULL is NULL: a missing level leaves line 0 and uri NULL */
+		const json_t *phys = json_object_get(json_array_get(json_object_get(res, "locations"), 0), "physicalLocation");
+		double line = json_number_value(json_object_get(json_object_get(phys, "region"), "startLine"));
+		const char *uri = json_string_value(json_object_get(json_object_get(phys, "artifactLocation"), "uri"));
+		if ((int)line == 19 && !strcmp(uri ?: "", "tests/targets/demo_buggy_cache.c") &&
+		    !strcmp(json_string_value(json_object_get(res, "ruleId")) ?: "", "suspicious_rcu"))
 			found = 1;
 	}
 	cr_expect(found, "route_stats's bug at demo_buggy_cache.c:19:\n%s", r.out);
-	json_value_free(&doc);
+	json_decref(doc);
 	run_free(&r);
 
 	/* lines editors parse */

@@ -403,7 +403,7 @@ Test(records, thread_names_that_are_not_utf8_or_hold_a_newline_stay_one_valid_li
 						      &(struct run_options){ .preload = 1, .timeout = 30 });
 	expect_records(&plain, "suspicious_rcu", 1);
 	const struct record *r = record_nth(&plain, "suspicious_rcu", 0);
-	cr_expect(r && !strcmp(json_member_string(&r->json, "comm") ?: "", "reader-1"), "%s", plain.context);
+	cr_expect(r && !strcmp(r->comm ?: "", "reader-1"), "%s", plain.context);
 	run_records_free(&plain);
 
 	struct run_records bytes = run_target_records("thread_names", "memb", "not-utf8",
@@ -411,7 +411,7 @@ Test(records, thread_names_that_are_not_utf8_or_hold_a_newline_stay_one_valid_li
 	expect_records(&bytes, "suspicious_rcu", 1);
 	cr_expect(valid_utf8(bytes.jsonl), "the records are not UTF-8:\n%s", bytes.jsonl);
 	r = record_nth(&bytes, "suspicious_rcu", 0);
-	cr_expect(r && !strcmp(json_member_string(&r->json, "comm") ?: "", "r\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd(x\xef\xbf\xbd\xef\xbf\xbd"),
+	cr_expect(r && !strcmp(r->comm ?: "", "r\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd(x\xef\xbf\xbd\xef\xbf\xbd"),
 		  "every byte that is not UTF-8 one U+FFFD\n%s", bytes.context);
 	run_records_free(&bytes);
 
@@ -419,7 +419,7 @@ Test(records, thread_names_that_are_not_utf8_or_hold_a_newline_stay_one_valid_li
 						      &(struct run_options){ .preload = 1, .timeout = 30 });
 	expect_records(&title, "suspicious_rcu", 1);
 	r = record_nth(&title, "suspicious_rcu", 0);
-	cr_expect(r && !strcmp(json_member_string(&r->json, "comm") ?: "", "r\nBUG: fake"), "the record keeps the name\n%s",
+	cr_expect(r && !strcmp(r->comm ?: "", "r\nBUG: fake"), "the record keeps the name\n%s",
 		  title.context);
 	cr_expect_eq(lines_starting(title.log, "BUG:"), 0, "a name made a title line:\n%s", title.log);
 	cr_expect_eq(lines_starting(title.log, "WARNING:"), 1, "%s", title.log);

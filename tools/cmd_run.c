@@ -59,9 +59,9 @@ struct snapshot {
 	size_t n, cap, reports_cap;
 };
 
-static void count_report(const struct json_value *v, void *ctx)
+static void count_report(const json_t *v, void *ctx)
 {
-	*(size_t *)ctx += splat_is_report_kind(json_member_string(v, RECORD_KIND));
+	*(size_t *)ctx += splat_is_report_kind(json_string_value(json_object_get(v, RECORD_KIND)));
 }
 
 static void snapshot_take(struct snapshot *s, const char *dir)

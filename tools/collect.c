@@ -107,17 +107,18 @@ static void remember_modules(struct collection *c, const struct splat *s)
 			remember_module(c, &s->locks[i].at);
 }
 
-static void on_record(const struct json_value *v, void *ctx)
+static void on_record(const json_t *v, void *ctx)
 {
 	struct scan_ctx *x = ctx;
-	if (!strcmp(json_member_string(v, "kind"), "lock_stat")) {
+	const char *kind = json_string_value(json_object_get(v, "kind"));   /* a string in every record */
+	if (!strcmp(kind, "lock_stat")) {
 		x->bad_records += lock_stats_add(&x->c->lock_stats, v, x->file) != 0;
 		return;
 	}
-	if (!json_member_string(v, "title")) {
+	if (!json_is_string(json_object_get(v, "title"))) {
 		/* a report without its title is damaged; another kind of record
 		 * (of a later tracer) is none of this version's business */
-		x->bad_records += splat_is_report_kind(json_member_string(v, "kind"));
+		x->bad_records += splat_is_report_kind(kind);
 		return;
 	}
 	grow(&x->pending, &x->pending_cap, x->npending + 1, sizeof(*x->pending));

@@ -7,6 +7,7 @@ packages=(
 	build-essential     # gcc, make
 	zlib1g-dev          # libz.a: the symbolizer inflates compressed debug sections with it
 	libiberty-dev       # libiberty.a: the C++ demangler (preload and command)
+	libjansson-dev      # jansson: the command reads the tracer's JSON records with it
 	liburcu-dev         # the RCU library we check programs of
 	libcriterion-dev    # the test suite
 	libunwind8          # a test host linked with libunwind (the tracer unwinds with libgcc)

@@ -1,17 +1,16 @@
 /* JSON output: string escaping that yields valid JSON from any bytes (logs
- * may hold garbage), and a tiny writer that tracks commas. Pure logic. */
+ * may hold garbage), and a tiny writer that tracks commas. Pure logic.
+ * Reading is jansson's, with the flags below. */
 #ifndef LOCKDEP_RCU_JSON_H
 #define LOCKDEP_RCU_JSON_H
 
 #include <stddef.h>
 #include "util.h"
 
-/* Appends s[0..len) as a quoted JSON string: ", \ and control characters
- * escaped, valid UTF-8 kept, each invalid byte replaced by U+FFFD. */
-void json_string(struct strbuf *out, const char *s, size_t len);
-
 /* A writer: objects and arrays nest, members and elements get their
- * commas. Keys are plain ASCII literals. */
+ * commas. Keys are plain ASCII literals. A string value is written valid
+ * whatever its bytes: ", \ and control characters escaped, valid UTF-8
+ * kept, each invalid byte replaced by U+FFFD. */
 struct json {
 	struct strbuf *out;
 	int depth;
@@ -27,48 +26,20 @@ void json_bool(struct json *j, const char *key, int value);
 /* A number already formatted ("12.50"): the caller vouches it is valid JSON. */
 void json_raw_number(struct json *j, const char *key, const char *number);
 
-/* ---- reading (json_read.c) --------------------------------------------------- */
+/* ---- reading: jansson --------------------------------------------------------- */
 
-/* Reading JSON: one document into a tree. Made for the tracer's records
- * (preload/report/report_record.h), one small object per line, which may come cut
- * short or damaged from a crashed process: strict RFC 8259, so anything
- * that is not one whole valid document is refused, never half-read. Pure
- * logic, linear in its input, with a bounded nesting depth (no stack
- * exhaustion on "[[[[..."). */
-/* Deeper documents are refused: a record nests four levels. */
-#define JSON_MAX_DEPTH 32
+#include <jansson.h>
 
-enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
-
-struct json_member;
-
-struct json_value {
-	enum json_type type;
-	double number;                /* JSON_NUMBER */
-	char *string;                 /* JSON_STRING: decoded UTF-8, NUL-terminated
-				       * (a "\u0000" escape is refused) */
-	struct json_value *items;     /* JSON_ARRAY */
-	struct json_member *members;  /* JSON_OBJECT, in document order */
-	size_t count;                 /* items or members */
-};
-
-struct json_member {
-	char *key;
-	struct json_value value;
-};
-
-/* Parses text[0..len) as one JSON value with nothing but white space
- * around it. 0, or -1 with *error_at set to the offset where it went wrong
- * (*out is then empty). */
-int json_parse(const char *text, size_t len, struct json_value *out, size_t *error_at);
-void json_value_free(struct json_value *v);
-
-/* The member key of an object (the first one of that name), or NULL when
- * v is not an object or has no such member. */
-const struct json_value *json_member(const struct json_value *v, const char *key);
-/* Its string, or NULL when absent or not a string. */
-const char *json_member_string(const struct json_value *v, const char *key);
-/* Its number in *out: 0, or -1 when absent or not a number. */
-int json_member_number(const struct json_value *v, const char *key, double *out);
+/* The flags every JSON document is read with (json_loadb): the tracer's
+ * records (preload/report/report_record.h), one small object per line,
+ * which may come cut short or damaged from a crashed process, so anything
+ * that is not one whole valid document is refused, never half-read.
+ * jansson refuses by itself what follows the value, "\u0000" and NUL
+ * bytes, invalid UTF-8 (the tracer writes none since records became strict
+ * UTF-8) and nesting deeper than 2048. On top of that: any value at the top
+ * ("[1]" is whole JSON, just no record); every number a double, as the
+ * tracer's counters are read, so no integer is too big; a member name twice
+ * refused, as the tracer never writes one: such a line is damage. */
+#define JSON_READ_FLAGS (JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES)
 
 #endif

@@ -4,18 +4,17 @@
 #include "lock_stat.h"
 #include "record.h"
 
-static unsigned long long count_of(const struct json_value *v, const char *key)
+/* A member absent or not a number counts 0 (json_number_value()), as does a negative one. */
+static unsigned long long count_of(const json_t *v, const char *key)
 {
-	double n;
-	if (json_member_number(v, key, &n) || n < 0)
-		return 0;
-	return (unsigned long long)n;
+	double n = json_number_value(json_object_get(v, key));
+	return n > 0 ? (unsigned long long)n : 0;
 }
 
-static double time_of(const struct json_value *v, const char *key)
+static double time_of(const json_t *v, const char *key)
 {
-	double t;
-	return json_member_number(v, key, &t) || t < 0 ? 0 : t;
+	double t = json_number_value(json_object_get(v, key));
+	return t < 0 ? 0 : t;
 }
 
 /* A class, or one side of it: the kernel's "-W" and "-R" rows. */
@@ -38,12 +37,13 @@ static struct lock_stat_class *class_named(struct lock_stats *t, const char *cla
 }
 
 /* Points of one site (by frame_where) in all processes are one point. */
-static void add_points(struct lock_stat_point **points, size_t *n, size_t *cap, const struct json_value *list)
+static void add_points(struct lock_stat_point **points, size_t *n, size_t *cap, const json_t *list)
 {
-	for (size_t i = 0; list && list->type == JSON_ARRAY && i < list->count; i++) {
-		const struct json_value *p = &list->items[i];
-		const struct json_value *site = json_member(p, "site");
-		if (!site || site->type != JSON_OBJECT)
+	size_t i;
+	const json_t *p;
+	json_array_foreach(list, i, p) {
+		const json_t *site = json_object_get(p, "site");
+		if (!json_is_object(site))
 			continue;
 		struct frame f;
 		record_read_frame(site, &f);
@@ -85,15 +85,15 @@ static void count_process(struct lock_stats *t, const char *log, double pid)
 	t->process_ids[t->processes++] = id;
 }
 
-int lock_stats_add(struct lock_stats *t, const struct json_value *r, const char *log)
+int lock_stats_add(struct lock_stats *t, const json_t *r, const char *log)
 {
-	const char *name = json_member_string(r, "class");
-	double n, pid;
-	if (!name || json_member_number(r, "contentions", &n) || json_member_number(r, "acquisitions", &n) ||
-	    json_member_number(r, "pid", &pid))
+	const char *name = json_string_value(json_object_get(r, "class"));
+	const json_t *pid = json_object_get(r, "pid");
+	if (!name || !json_is_number(json_object_get(r, "contentions")) ||
+	    !json_is_number(json_object_get(r, "acquisitions")) || !json_is_number(pid))
 		return -1;
-	count_process(t, log, pid);
-	struct lock_stat_class *c = class_named(t, name, json_member_string(r, "lock_kind"));
+	count_process(t, log, json_number_value(pid));
+	struct lock_stat_class *c = class_named(t, name, json_string_value(json_object_get(r, "lock_kind")));
 	t->records++;
 	c->records++;
 	unsigned long long contentions = count_of(r, "contentions"), acquisitions = count_of(r, "acquisitions");
@@ -115,9 +115,9 @@ int lock_stats_add(struct lock_stats *t, const struct json_value *r, const char 
 	c->waittime_total += time_of(r, "waittime_total");
 	c->holdtime_total += time_of(r, "holdtime_total");
 	add_points(&c->contention_points, &c->ncontention_points, &c->contention_cap,
-		   json_member(r, "contention_points"));
+		   json_object_get(r, "contention_points"));
 	add_points(&c->contending_points, &c->ncontending_points, &c->contending_cap,
-		   json_member(r, "contending_points"));
+		   json_object_get(r, "contending_points"));
 	return 0;
 }
 

@@ -57,7 +57,7 @@ struct lock_stats {
 
 /* Adds one lock_stat record, written by process pid into log. 0, or -1
  * when it lacks a class or a count. */
-int lock_stats_add(struct lock_stats *t, const struct json_value *record, const char *log);
+int lock_stats_add(struct lock_stats *t, const json_t *record, const char *log);
 /* Sorts classes (contentions, then waittime-total, descending; then by
  * name) and each class's points (count descending). */
 void lock_stats_finish(struct lock_stats *t);

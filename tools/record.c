@@ -10,9 +10,9 @@
  * each in a 64 KiB buffer). */
 #define MAX_RECORD_BYTES (1u << 20)
 
-static int hex_string(const struct json_value *v, const char *key, unsigned long *out)
+static int hex_string(const json_t *v, const char *key, unsigned long *out)
 {
-	const char *s = json_member_string(v, key);
+	const char *s = json_string_value(json_object_get(v, key));
 	if (!s || strncmp(s, "0x", 2) || !s[2])
 		return -1;
 	char *end;
@@ -24,9 +24,9 @@ static int hex_string(const struct json_value *v, const char *key, unsigned long
 	return 0;
 }
 
-static char *optional_string(const struct json_value *v, const char *key)
+static char *optional_string(const json_t *v, const char *key)
 {
-	const char *s = json_member_string(v, key);
+	const char *s = json_string_value(json_object_get(v, key));
 	return s && *s ? xstrdup(s) : NULL;
 }
 
@@ -56,86 +56,87 @@ static char *frame_text(const struct frame *f, unsigned long function_offset, in
 	return sb_detach(&b);
 }
 
-void record_read_frame(const struct json_value *v, struct frame *f)
+void record_read_frame(const json_t *v, struct frame *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->has_pc = hex_string(v, "pc", &f->pc) == 0;
-	const char *module = json_member_string(v, "module");
+	const char *module = json_string_value(json_object_get(v, "module"));
 	if (module && *module) {
 		f->module_path = xstrdup(module);
 		f->module = xstrdup(path_basename(module));
 		f->has_offset = hex_string(v, "offset", &f->offset) == 0;
 	}
 	f->function = optional_string(v, "function");
-	const char *file = json_member_string(v, "file");
-	double line;
-	if (file && *file && json_member_number(v, "line", &line) == 0 && line > 0)
+	const char *file = json_string_value(json_object_get(v, "file"));
+	double line = json_number_value(json_object_get(v, "line"));   /* 0 when absent */
+	if (file && *file && line > 0)
 		f->source = xasprintf("%s:%.0f", file, line);
 	unsigned long function_offset = 0;
 	int has_function_offset = hex_string(v, "function_offset", &function_offset) == 0;
 	f->text = frame_text(f, function_offset, has_function_offset);
 }
 
-int record_read_report(const struct json_value *v, struct splat *s)
+int record_read_report(const json_t *v, struct splat *s)
 {
 	memset(s, 0, sizeof(*s));
-	double version, pid, tid, seq;
-	const char *kind = json_member_string(v, "kind"), *title = json_member_string(v, "title");
-	if (json_member_number(v, "v", &version) || version != 1 || !kind || !title ||
-	    json_member_number(v, "pid", &pid))
+	/* json_number_value() is 0 for a member absent or not a number */
+	const char *kind = json_string_value(json_object_get(v, "kind"));
+	const char *title = json_string_value(json_object_get(v, "title"));
+	const char *message = json_string_value(json_object_get(v, "message"));
+	const json_t *pid = json_object_get(v, "pid");
+	if (json_number_value(json_object_get(v, "v")) != 1 || !kind || !title || !json_is_number(pid))
 		return -1;
 	s->from_record = 1;
 	s->kind = xstrdup(kind);
 	s->title = xstrdup(title);
-	s->pid = (int)pid;
-	s->tid = json_member_number(v, "tid", &tid) == 0 ? (int)tid : 0;
-	s->seq = json_member_number(v, "seq", &seq) == 0 && seq > 0 ? (unsigned long)seq : 0;
-	s->message = xstrdup(json_member_string(v, "message") ? json_member_string(v, "message") : "");
-	const struct json_value *site = json_member(v, "site");
-	if (site && site->type == JSON_OBJECT) {
+	s->pid = (int)json_number_value(pid);
+	s->tid = (int)json_number_value(json_object_get(v, "tid"));
+	double seq = json_number_value(json_object_get(v, "seq"));
+	s->seq = seq > 0 ? (unsigned long)seq : 0;
+	s->message = xstrdup(message ? message : "");
+	const json_t *site = json_object_get(v, "site");
+	if (json_is_object(site)) {
 		record_read_frame(site, &s->site);
 		s->has_site = 1;
 	}
-	const struct json_value *locks = json_member(v, "locks");
-	for (size_t i = 0; locks && locks->type == JSON_ARRAY && i < locks->count; i++) {
-		const struct json_value *l = &locks->items[i];
-		const char *role = json_member_string(l, "role"), *name = json_member_string(l, "name");
+	size_t i;
+	const json_t *item, *locks = json_object_get(v, "locks");
+	json_array_foreach(locks, i, item) {
+		const char *role = json_string_value(json_object_get(item, "role"));
+		const char *name = json_string_value(json_object_get(item, "name"));
 		if (!role || !name)
 			continue;
 		struct splat_lock *lock = splat_add_lock(s, role, name);
-		lock->kind = optional_string(l, "kind");
-		const struct json_value *at = json_member(l, "acquired_at");
-		if (at && at->type == JSON_OBJECT) {
+		lock->kind = optional_string(item, "kind");
+		const json_t *at = json_object_get(item, "acquired_at");
+		if (json_is_object(at)) {
 			record_read_frame(at, &lock->at);
 			lock->has_at = 1;
 		}
 	}
-	const struct json_value *frames = json_member(v, "frames");
-	if (frames && frames->type == JSON_ARRAY && frames->count) {
-		s->trace = xcalloc(frames->count, sizeof(*s->trace));
-		for (size_t i = 0; i < frames->count; i++)
-			if (frames->items[i].type == JSON_OBJECT)
-				record_read_frame(&frames->items[i], &s->trace[s->ntrace++]);
-	}
+	const json_t *frames = json_object_get(v, "frames");
+	if (json_array_size(frames))
+		s->trace = xcalloc(json_array_size(frames), sizeof(*s->trace));
+	json_array_foreach(frames, i, item)
+		if (json_is_object(item))
+			record_read_frame(item, &s->trace[s->ntrace++]);
 	return 0;
 }
 
 /* ---- the file ------------------------------------------------------------ */
 
 struct line_reader {
-	void (*on_record)(const struct json_value *v, void *ctx);
+	void (*on_record)(const json_t *v, void *ctx);
 	void *ctx;
 	struct records_scan *out;
 };
 
 static void read_line(struct line_reader *r, const char *line, size_t len, int terminated)
 {
-	struct json_value v;
-	size_t error_at;
 	if (!len && terminated)
 		return;   /* an empty line says nothing */
-	double version;
-	if (memchr(line, 0, len) || json_parse(line, len, &v, &error_at)) {
+	json_t *v = json_loadb(line, len, JSON_READ_FLAGS, NULL);   /* NUL bytes refused too */
+	if (!v) {
 		/* The last line without its newline: the tracer writes a record
 		 * and its newline at once, so it was cut by a crash mid-write. */
 		if (terminated)
@@ -144,17 +145,17 @@ static void read_line(struct line_reader *r, const char *line, size_t len, int t
 			r->out->cut++;
 		return;
 	}
-	if (v.type != JSON_OBJECT || json_member_number(&v, "v", &version) || version != 1 ||
-	    !json_member_string(&v, "kind")) {
+	if (!json_is_object(v) || json_number_value(json_object_get(v, "v")) != 1 ||
+	    !json_is_string(json_object_get(v, "kind"))) {
 		r->out->garbage++;
 	} else {
 		r->out->records++;
-		r->on_record(&v, r->ctx);
+		r->on_record(v, r->ctx);
 	}
-	json_value_free(&v);
+	json_decref(v);
 }
 
-int records_file_read(const char *path, void (*on_record)(const struct json_value *v, void *ctx), void *ctx,
+int records_file_read(const char *path, void (*on_record)(const json_t *v, void *ctx), void *ctx,
 		      struct records_scan *out, const char **why)
 {
 	memset(out, 0, sizeof(*out));

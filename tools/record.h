@@ -14,10 +14,10 @@
 
 /* A report's record into s (its text is left NULL: the log has it).
  * 0, or -1 when v is not a report record. */
-int record_read_report(const struct json_value *v, struct splat *s);
+int record_read_report(const json_t *v, struct splat *s);
 
 /* One frame object ("pc", "module", "offset", "function", ...) into f. */
-void record_read_frame(const struct json_value *v, struct frame *f);
+void record_read_frame(const json_t *v, struct frame *f);
 
 struct records_scan {
 	size_t records;        /* lines that were records */
@@ -31,7 +31,7 @@ struct records_scan {
  * object with "v":1 and a "kind". 0, or -1 with *why when path cannot be
  * read at all. Memory: one line at a time (a line longer than the tracer
  * ever writes is garbage). */
-int records_file_read(const char *path, void (*on_record)(const struct json_value *v, void *ctx), void *ctx,
+int records_file_read(const char *path, void (*on_record)(const json_t *v, void *ctx), void *ctx,
 		      struct records_scan *out, const char **why);
 
 #endif

@@ -1,7 +1,9 @@
 /* record_test.c - the command's reading of the tracer's records
- * (tools/json_read.c, tools/record.c) and of the text of the same reports
- * (tools/text_log.c): strict JSON, every prefix of a record refused or
- * read whole, and a report's text and its record giving the same bug key.
+ * (jansson with tools/json.h's flags, tools/record.c) and of the text of
+ * the same reports (tools/text_log.c): strict JSON, every prefix of a
+ * record refused or read whole, damaged lines counted and skipped, fields
+ * of the wrong type left out, and a report's text and its record giving
+ * the same bug key.
  * The reports below are real ones (lock_order abba, cli_misc
  * leak-cache-under-table, lock_unlock_balance bug-mutex-other-thread). */
 #define _GNU_SOURCE
@@ -119,85 +121,48 @@ static const char unlock_other_text[] =
 static const char unlock_other_record[] =
 	"{\"v\":1,\"kind\":\"bad_unlock\",\"title\":\"WARNING: bad unlock balance detected!\",\"pid\":23058,\"tid\":23058,\"comm\":\"lock_unlock_bal\",\"time\":1796322648.370,\"site\":{\"pc\":\"0x55d427f0174c\",\"module\":\"/work/wt-records/build/targets/lock_unlock_balance.memb\",\"offset\":\"0x174c\",\"function\":\"mutex_held_by_other_thread\",\"function_offset\":\"0x97\",\"file\":\"tests/targets/lock_unlock_balance.c\",\"line\":63},\"message\":\"lock_unlock_bal/23058 is trying to release lock (owner_lock) at:\",\"locks\":[{\"role\":\"released\",\"address\":\"0x55d427f04120\",\"name\":\"owner_lock\",\"kind\":\"pthread_mutex_t\",\"acquired_at\":{\"pc\":\"0x55d427f017b8\",\"module\":\"/work/wt-records/build/targets/lock_unlock_balance.memb\",\"offset\":\"0x17b8\",\"function\":\"owner_thread\",\"function_offset\":\"0x12\",\"file\":\"tests/targets/lock_unlock_balance.c\",\"line\":43}}],\"frames\":[{\"pc\":\"0x55d427f0174c\",\"module\":\"/work/wt-records/build/targets/lock_unlock_balance.memb\",\"offset\":\"0x174c\",\"function\":\"mutex_held_by_other_thread\",\"function_offset\":\"0x97\",\"file\":\"tests/targets/lock_unlock_balance.c\",\"line\":63},{\"pc\":\"0x55d427f018fe\",\"module\":\"/work/wt-records/build/targets/lock_unlock_balance.memb\",\"offset\":\"0x18fe\",\"function\":\"main\",\"function_offset\":\"0xd5\",\"file\":\"tests/targets/target.h\",\"line\":51},{\"pc\":\"0x7f22cd64524a\",\"module\":\"/lib/x86_64-linux-gnu/libc.so.6\",\"offset\":\"0x2724a\",\"function\":\"__libc_start_call_main\",\"function_offset\":\"0x7a\",\"file\":\"../sysdeps/nptl/libc_start_call_main.h\",\"line\":58},{\"pc\":\"0x7f22cd645305\",\"module\":\"/lib/x86_64-linux-gnu/libc.so.6\",\"offset\":\"0x27305\",\"function\":\"__libc_start_main\",\"function_offset\":\"0x85\",\"file\":\"../csu/libc-start.c\",\"line\":360},{\"pc\":\"0x55d427f011c1\",\"module\":\"/work/wt-records/build/targets/lock_unlock_balance.memb\",\"offset\":\"0x11c1\",\"function\":\"_start\",\"function_offset\":\"0x21\"}],\"bug\":\"a09d4e5c5504a8c1\"}";
 
-static int parses(const char *text)
+static json_t *parsed(const char *text, size_t len)
 {
-	struct json_value v;
-	size_t at;
-	if (json_parse(text, strlen(text), &v, &at))
-		return 0;
-	json_value_free(&v);
-	return 1;
-}
-
-Test(json_read, accepts_json_and_refuses_the_rest)
-{
-	static const char *const good[] = {
-		"{}", "[]", " { \"a\" : [1, -2.5e3, true, false, null, \"x\"] } ", "\"\\u00e9\\ud83d\\ude00\\n\"",
-		"0", "-0.0", "1E+2", "{\"a\":{\"b\":{\"c\":[]}}}",
-	};
-	static const char *const bad[] = {
-		"", "{", "}", "{\"a\"}", "{\"a\":1,}", "[1,]", "01", "1.", ".5", "+1", "-", "1e", "\"\\ud800\"",
-		"\"\\udc00\"", "\"\\u0000\"", "\"a\nb\"", "\"\\x\"", "tru", "nul", "{} {}", "[1 2]", "{\"a\" 1}",
-		"\"unterminated", "{1:2}", "1e999",
-	};
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-		cr_expect(parses(good[i]), "%s", good[i]);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_expect(!parses(bad[i]), "%s", bad[i]);
-	/* nesting: up to JSON_MAX_DEPTH, no deeper */
-	char deep[2 * JSON_MAX_DEPTH + 8];
-	for (int depth = JSON_MAX_DEPTH; depth <= JSON_MAX_DEPTH + 1; depth++) {
-		memset(deep, '[', (size_t)depth + 1);
-		memset(deep + depth + 1, ']', (size_t)depth + 1);
-		deep[2 * depth + 2] = 0;
-		cr_expect_eq(parses(deep), depth < JSON_MAX_DEPTH + 1, "depth %d", depth + 1);
-	}
-	struct json_value v;
-	size_t at;
-	const char text[] = "{\"s\":\"\\u00e9\\ud83d\\ude00\\t\",\"n\":-12.5,\"s\":\"second\"}";
-	cr_assert_eq(json_parse(text, strlen(text), &v, &at), 0);
-	cr_expect_str_eq(json_member_string(&v, "s"), "\xc3\xa9\xf0\x9f\x98\x80\t", "decoded, the first of a name");
-	double n;
-	cr_expect_eq(json_member_number(&v, "n", &n), 0);
-	cr_expect_eq(n, -12.5);
-	cr_expect_null(json_member_string(&v, "n"), "a number is not a string");
-	json_value_free(&v);
+	return json_loadb(text, len, JSON_READ_FLAGS, NULL);
 }
 
 static struct splat record_of(const char *record)
 {
-	struct json_value v;
-	size_t at;
-	cr_assert_eq(json_parse(record, strlen(record), &v, &at), 0, "at %zu: %s", at, record);
+	json_t *v = parsed(record, strlen(record));
+	cr_assert(v, "%s", record);
 	struct splat s;
-	cr_assert_eq(record_read_report(&v, &s), 0);
-	json_value_free(&v);
+	cr_assert_eq(record_read_report(v, &s), 0);
+	json_decref(v);
 	return s;
 }
 
 /* A crash mid-write cuts the last record anywhere: no prefix of a record
- * is a record, and reading one never goes wrong (ASan watches). */
+ * is read as JSON, and reading one never goes wrong (ASan watches). */
 Test(json_read, no_prefix_of_a_record_is_read)
 {
 	const char *records[] = { abba_record, leak_two_record, unlock_other_record };
 	for (size_t r = 0; r < 3; r++) {
 		size_t len = strlen(records[r]);
-		for (size_t cut = 0; cut < len; cut++) {
-			struct json_value v;
-			size_t at;
-			cr_assert_neq(json_parse(records[r], cut, &v, &at), 0, "record %zu cut at %zu parsed", r, cut);
-			cr_assert_leq(at, cut);
-		}
-		struct json_value v;
-		size_t at;
-		cr_expect_eq(json_parse(records[r], len, &v, &at), 0);
-		json_value_free(&v);
+		for (size_t cut = 0; cut < len; cut++)
+			cr_assert_null(parsed(records[r], cut), "record %zu cut at %zu parsed", r, cut);
+		json_t *whole = parsed(records[r], len);
+		cr_expect(json_is_object(whole));
+		json_decref(whole);
 	}
 }
 
-static void count_record(const struct json_value *v, void *ctx)
+static FILE *records_file(char *path)
 {
-	cr_expect_eq(v->type, JSON_OBJECT);
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	FILE *f = fdopen(fd, "wb");
+	cr_assert(f);
+	return f;
+}
+
+static void count_record(const json_t *v, void *ctx)
+{
+	cr_expect(json_is_object(v));
 	++*(size_t *)ctx;
 }
 
@@ -206,9 +171,7 @@ static void count_record(const struct json_value *v, void *ctx)
 Test(json_read, records_file_cut_anywhere)
 {
 	char path[] = "/tmp/record_test.XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	close(fd);
+	fclose(records_file(path));
 	char *file;
 	cr_assert(asprintf(&file, "%s\n%s\n", abba_record, leak_two_record) > 0);
 	size_t len = strlen(file), first_end = strlen(abba_record);
@@ -229,6 +192,82 @@ Test(json_read, records_file_cut_anywhere)
 	}
 	unlink(path);
 	free(file);
+}
+
+static void kinds_of(const json_t *v, void *ctx)
+{
+	struct strbuf *kinds = ctx;
+	sb_printf(kinds, "%s ", json_string_value(json_object_get(v, "kind")));
+}
+
+/* What a damaged line may be, between whole records: each is counted as
+ * garbage and never passed on; a record is an object with "v":1 and a
+ * string "kind", its numbers any size. */
+Test(json_read, damaged_lines_are_counted_and_skipped)
+{
+	static const char damaged[] =
+		"garbage\n"
+		"{\"v\":1,\"kind\":\"bad_unlock\",\"title\":\n"    /* cut, then written after */
+		"{\"v\":1,\"kind\":\"x\"} {}\n"                      /* more than one value */
+		"[1,2]\n"                                           /* JSON, not an object */
+		"{\"v\":\"1\",\"kind\":\"x\"}\n"                     /* a version that is no number */
+		"{\"v\":1,\"kind\":7}\n"                             /* a kind that is no string */
+		"{\"kind\":\"x\"}\n"                                 /* no version */
+		"{\"v\":1,\"kind\":\"x\",\"kind\":\"y\"}\n"          /* a member twice */
+		"{\"v\":1,\"kind\":\"x\xff\"}\n"                     /* not UTF-8 */
+		"{\"v\":1,\"kind\":\"x\\u0000\"}\n"                  /* an escaped NUL */
+		"{\"v\":1,\"kind\":\"x\\ud800\"}\n"                  /* a lone surrogate */
+		"{\"v\":1,\"kind\":\"x\"}\0\n"                       /* a NUL byte */
+		"\n"                                                /* empty: not counted */
+		"{\"v\":1,\"kind\":\"lock_stat\",\"n\":18446744073709551616}\n";
+	char path[] = "/tmp/record_test.XXXXXX";
+	FILE *f = records_file(path);
+	fprintf(f, "%s\n", abba_record);
+	fwrite(damaged, 1, sizeof(damaged) - 1, f);
+	fprintf(f, "%s\n%.100s", leak_two_record, unlock_other_record);
+	fclose(f);
+	struct records_scan scan;
+	const char *why;
+	struct strbuf kinds = { 0 };
+	cr_assert_eq(records_file_read(path, kinds_of, &kinds, &scan, &why), 0);
+	cr_expect_str_eq(kinds.s, "circular_dependency lock_stat locks_held_at_exit ");
+	cr_expect_eq(scan.records, 3);
+	cr_expect_eq(scan.garbage, 12);
+	cr_expect_eq(scan.cut, 1, "the last line, without its newline");
+	sb_free(&kinds);
+	unlink(path);
+}
+
+/* A record whose fields have the wrong type: the required ones refuse it,
+ * the others are left out. */
+Test(record_read, fields_of_the_wrong_type)
+{
+	static const char *const refused[] = {
+		"{\"v\":1,\"kind\":\"bad_unlock\",\"title\":\"t\",\"pid\":\"1\"}",
+		"{\"v\":1,\"kind\":\"bad_unlock\",\"title\":5,\"pid\":1}",
+		"{\"v\":1,\"kind\":\"bad_unlock\",\"pid\":1}",
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		json_t *v = parsed(refused[i], strlen(refused[i]));
+		struct splat s;
+		cr_expect_neq(record_read_report(v, &s), 0, "%s", refused[i]);
+		json_decref(v);
+	}
+	struct splat s = record_of(
+		"{\"v\":1,\"kind\":\"bad_unlock\",\"title\":\"t\",\"pid\":7,\"tid\":\"8\",\"seq\":-1,\"message\":[],"
+		"\"site\":\"main\",\"locks\":{\"role\":\"held\",\"name\":\"A\"},"
+		"\"frames\":[3,{\"function\":\"f\",\"file\":\"f.c\",\"line\":\"9\",\"pc\":12},{\"pc\":\"0x10\"}]}");
+	cr_expect_eq(s.pid, 7);
+	cr_expect_eq(s.tid, 0);
+	cr_expect_eq(s.seq, 0);
+	cr_expect_str_eq(s.message, "");
+	cr_expect_eq(s.has_site, 0);
+	cr_expect_eq(s.nlocks, 0);
+	cr_assert_eq(s.ntrace, 2, "the frame that is not an object is left out");
+	cr_expect_str_eq(s.trace[0].text, "f", "no file:line without a line number, no pc from a number");
+	cr_expect_eq(s.trace[0].has_pc, 0);
+	cr_expect_str_eq(s.trace[1].text, "0x10");
+	splat_free(&s);
 }
 
 static void expect_same_key(const char *text, const char *record, const char *expected_key)
