@@ -71,6 +71,9 @@ struct lockdep_rcu_api {
 	/* A checked cds_lfht traversal's condition holds: the table call that
 	 * starts it (made between allowed=1 and allowed=0) is legal. */
 	void (*traversal_allowed)(int allowed);
+	/* rcu_assign_pointer()/rcu_set_pointer() of v to *p, inlined by an
+	 * _LGPL_SOURCE program: called before the store. */
+	void (*published)(void *const *p, const void *v);
 };
 
 #ifndef LOCKDEP_RCU_IMPLEMENTATION
@@ -334,6 +337,17 @@ LOCKDEP_RCU__INLINE const struct srcu_struct *lockdep_rcu__srcu(const struct src
 #undef rcu_read_unlock
 #define rcu_read_lock() LOCKDEP_RCU__READ_LOCK(LOCKDEP_RCU__URCU, (const void *)0)
 #define rcu_read_unlock() LOCKDEP_RCU__READ_UNLOCK(LOCKDEP_RCU__URCU, (const void *)0)
+/* Publication, inlined: told to the tracer (checked for concurrent updaters
+ * that share no lock) before liburcu's store; rcu_assign_pointer() is built
+ * on it. */
+#undef rcu_set_pointer
+#define rcu_set_pointer(p, v) do {                                               \
+	__typeof__(*(p)) lockdep_rcu__v = (v);                                   \
+	const struct lockdep_rcu_api *lockdep_rcu__p = lockdep_rcu_api_get();     \
+	if (lockdep_rcu__p)                                                      \
+		lockdep_rcu__p->published((void *const *)(p), (const void *)lockdep_rcu__v); \
+	_rcu_set_pointer(p, lockdep_rcu__v);                                     \
+} while (0)
 #if LOCKDEP_RCU__URCU == LOCKDEP_RCU_FLAVOR_QSBR
 #define LOCKDEP_RCU__QSBR(event, call) do {                                      \
 	const struct lockdep_rcu_api *lockdep_rcu__a = lockdep_rcu_api_get();      \

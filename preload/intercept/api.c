@@ -3,6 +3,7 @@
  * address is the check site in the program. */
 #define _GNU_SOURCE
 #define LOCKDEP_RCU_IMPLEMENTATION
+#include "checks/check_publication.h"
 #include "../../include/lockdep-rcu.h"
 #include "checks/rcu_tracking.h"
 
@@ -174,6 +175,11 @@ static void api_traversal_allowed(int allowed)
 	thread_state()->traversal_allowed = allowed;
 }
 
+static void api_published(void *const *p, const void *v)
+{
+	check_publication(thread_state(), p, v, CALLER_IP());
+}
+
 static void api_set_class(const void *lock, const void *key, const char *name)
 {
 	struct thread_state *ts = thread_state();
@@ -206,4 +212,5 @@ const struct lockdep_rcu_api lockdep_rcu_api = {
 	.set_next_subclass = api_set_next_subclass,
 	.dereferenced = api_dereferenced,
 	.traversal_allowed = api_traversal_allowed,
+	.published = api_published,
 };

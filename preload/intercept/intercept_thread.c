@@ -28,6 +28,7 @@ struct thread_start {
 	size_t stack_size;      /* 0: unknown (the default, which is large) */
 	int urcu_worker;        /* started in liburcu (a call_rcu worker) */
 	uintptr_t stack_addr;   /* the lowest address, when the caller gave the stack */
+	uint32_t start_seq;     /* its place in the order of creation */
 };
 
 /* A pthread key whose destructor runs after the start routine and its TLS
@@ -131,6 +132,7 @@ static struct thread_start thread_begins(void *p)
 	if (start.stack_addr && (!ts->stack_limit || ts->stack_limit < start.stack_addr))
 		ts->stack_limit = start.stack_addr;   /* the program's own block */
 	ts->urcu_worker = (uint8_t)start.urcu_worker;
+	ts->start_seq = start.start_seq;
 	pthread_setspecific(thread_end_key, (void *)1);
 	return start;
 }
@@ -210,6 +212,7 @@ int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict at
 	start->stack_size = 0;
 	start->stack_addr = 0;
 	start->urcu_worker = is_urcu_code((uintptr_t)start_routine);
+	start->start_seq = thread_start_seq_next();
 	if (attr) {
 		void *addr = NULL;
 		size_t size = 0;

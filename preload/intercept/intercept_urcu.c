@@ -4,6 +4,7 @@
  * liburcu is never linked: the real functions are looked up on first use,
  * so a program using one flavor, or none, or dlopening liburcu late, works. */
 #define _GNU_SOURCE
+#include "checks/check_publication.h"
 #include "rcu/urcu_calls.h"
 #include "checks/rcu_tracking.h"
 #include "runtime/real_functions.h"
@@ -334,11 +335,22 @@ void *urcu_bp_dereference_sym(void *p)
 	DEREFERENCE_WRAPPER(real_urcu_bp_dereference_sym, real_urcu_bp_dereference_sym_slow);
 }
 
-/* Publication stays unchecked, as in the article (it is done under the
- * update-side lock, which lockdep already covers); interposed so that every
- * exported pointer primitive is accounted for. */
-void *rcu_set_pointer_sym(void **p, void *v) { return REAL(rcu_set_pointer_sym)(p, v); }
-void *urcu_bp_set_pointer_sym(void **p, void *v) { return REAL(urcu_bp_set_pointer_sym)(p, v); }
+/* Publication: rcu_assign_pointer() and rcu_set_pointer() of programs built
+ * without _LGPL_SOURCE, checked for concurrent updaters that share no lock
+ * (check_publication.h; the header does it for the inline ones). The
+ * exchanges are atomic by design: not checked. */
+void *rcu_set_pointer_sym(void **p, void *v)
+{
+	check_publication(thread_state(), p, v, CALLER_IP());
+	return REAL(rcu_set_pointer_sym)(p, v);
+}
+
+void *urcu_bp_set_pointer_sym(void **p, void *v)
+{
+	check_publication(thread_state(), p, v, CALLER_IP());
+	return REAL(urcu_bp_set_pointer_sym)(p, v);
+}
+
 void *rcu_xchg_pointer_sym(void **p, void *v) { return REAL(rcu_xchg_pointer_sym)(p, v); }
 void *urcu_bp_xchg_pointer_sym(void **p, void *v) { return REAL(urcu_bp_xchg_pointer_sym)(p, v); }
 void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new)

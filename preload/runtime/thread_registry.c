@@ -139,3 +139,25 @@ void thread_registry_fork_child(struct thread_state *self)
 	self->listed = 0;
 	thread_registry_add(self);
 }
+
+static int same_tid(struct thread_state *other, void *arg)
+{
+	return other->tid == *(const int *)arg;
+}
+
+int thread_registry_has_tid(struct thread_state *self, int tid)
+{
+	return self->tid == tid || thread_registry_find(self, same_tid, &tid) > 0;
+}
+
+static uint32_t start_seq;
+
+uint32_t thread_start_seq_next(void)
+{
+	return __atomic_add_fetch(&start_seq, 1, __ATOMIC_RELAXED);
+}
+
+uint32_t thread_start_seq_now(void)
+{
+	return __atomic_load_n(&start_seq, __ATOMIC_RELAXED);
+}

@@ -47,6 +47,15 @@ size_t thread_registry_snapshot(struct thread_state *self, struct thread_snapsho
 				void (*more)(const struct thread_state *t, struct thread_snapshot *s));
 /* The number of listed threads now. */
 size_t thread_registry_count(void);
+/* Whether a thread of this tid is listed now (a thread that ended is not). */
+int thread_registry_has_tid(struct thread_state *self, int tid);
+
+/* Threads in the order of their creation: pthread_create() takes the next
+ * number for the thread it creates (thread_state.start_seq), so that an
+ * event stamped with thread_start_seq_now() is known to have happened
+ * before every thread numbered after it existed. */
+uint32_t thread_start_seq_next(void);
+uint32_t thread_start_seq_now(void);
 
 void thread_registry_fork_prepare(struct thread_state *self);
 void thread_registry_fork_parent(void);

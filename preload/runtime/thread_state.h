@@ -130,6 +130,8 @@ struct thread_state {
 	uint32_t internal_locks; /* tracer_lock.h: the internal locks this thread
 				    holds or is taking, a bit each */
 	int tid;                /* set when the thread is listed */
+	uint32_t start_seq;     /* thread_start_seq_next() when it was created;
+				 * 0: the main thread, or one created unseen */
 	int listed;             /* in thread_registry.c */
 	/* Locks this thread holds that another thread released (a mutex used
 	 * as a semaphore): posted by the releasing thread, dropped from held[]
