@@ -135,12 +135,13 @@ SYMBOLIZE_TARGETS := $(addprefix $(BUILD)/tests/symbolize_target_,pie nopie dwar
 # real servers. The tracer measured is BENCH_PRELOAD: this tree's build by
 # default, or any other build given by absolute path (then it is not built):
 #   make bench BENCH_PRELOAD=/work/main/build/liblockdep-rcu.so
-BENCH_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly free_cost
+BENCH_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly free_cost lfht_lookup
 PEER_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly
 BENCH_BINS := $(BENCH_WORKLOADS:%=$(BUILD)/bench/%)
 BENCH_TSAN_BINS := $(PEER_WORKLOADS:%=$(BUILD)/bench/tsan/%)
 BENCH_LIBS_rcu_read_heavy := -lurcu-memb -lurcu-common
 BENCH_LIBS_rcu_deref_cost := -lurcu-memb -lurcu-common
+BENCH_LIBS_lfht_lookup := -lurcu-memb -lurcu-cds -lurcu-common
 BENCH_PRELOAD ?= $(PRELOAD)
 BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
 BENCH_REAL_WORKDIR ?= $(BUILD)/bench-real

@@ -99,6 +99,14 @@ Test(bench_smoke, rwlock_read_mostly)
 	smoke("rwlock_read_mostly", args, phases);
 }
 
+/* 20 replacements: the updater's add_replace and call_rcu() run too. */
+Test(bench_smoke, lfht_lookup)
+{
+	const char *const args[] = { "10000", "500", NULL };
+	const struct phase phases[] = { { "lookup", 40000 }, { NULL, 0 } };
+	smoke("lfht_lookup", args, phases);
+}
+
 Test(bench_smoke, free_cost)
 {
 	const char *const args[] = { "10000", NULL };

@@ -102,28 +102,45 @@ static int table_flavor(const struct cds_lfht *ht)
 	return -1;
 }
 
+/* One more each time a table is destroyed: the threads' cached flavors
+ * (thread_state.lfht_table) are then looked up again, since a new table
+ * may take the old one's address. */
+static uint32_t tables_generation;
+
 static void table_remove(const struct cds_lfht *ht)
 {
 	for (size_t i = 0, s = slot_of(ht); i < MAX_LFHT_TABLES; i++, s = (s + 1) & (MAX_LFHT_TABLES - 1)) {
 		uintptr_t cur = __atomic_load_n(&tables[s], __ATOMIC_ACQUIRE);
 		if (cur == 0)
-			return;
+			break;
 		if (cur != TOMBSTONE && (cur & ~(uintptr_t)7) == (uintptr_t)ht) {
 			__atomic_store_n(&tables[s], TOMBSTONE, __ATOMIC_RELEASE);
-			return;
+			break;
 		}
 	}
+	__atomic_add_fetch(&tables_generation, 1, __ATOMIC_RELEASE);
 }
 
-/* The call `what` on ht at ip: in a read side of the table's flavor? */
-static void check_table_call(const struct cds_lfht *ht, const char *what, uintptr_t ip)
+/* The flavor of a live table, or -1: from this thread's cache when ht is
+ * the table it called last (a server looks up one table over and over). */
+static inline int table_flavor_of(struct thread_state *ts, const struct cds_lfht *ht)
 {
-	struct thread_state *ts = thread_state();
-	if (!urcu_call_is_ours(ts) || ts->nr_locks || ts->traversal_allowed)
-		return;
+	uint32_t generation = __atomic_load_n(&tables_generation, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(ts->lfht_table == (const void *)ht && ts->lfht_generation == generation, 1))
+		return ts->lfht_flavor;
 	int f = table_flavor(ht);
-	if (f < 0 || urcu_in_read_side(ts, (enum rcu_flavor)f) ||
-	    (f == FLAVOR_qsbr && qsbr_thread_is_reader(ts)) || is_urcu_code(ip))
+	ts->lfht_flavor = f;
+	ts->lfht_generation = generation;
+	ts->lfht_table = ht;
+	return f;
+}
+
+/* A table call outside a read side of the table's flavor, unless it is an
+ * online QSBR thread's or liburcu's own: the report. Out of line. */
+static __attribute__((noinline)) void table_call_outside_reader(struct thread_state *ts, int f, const char *what,
+								 uintptr_t ip)
+{
+	if ((f == FLAVOR_qsbr && qsbr_thread_is_reader(ts)) || is_urcu_code(ip))
 		return;
 	char msg[128];
 	__builtin_snprintf(msg, sizeof(msg), "%s outside an RCU read-side critical section", what);
@@ -133,6 +150,19 @@ static void check_table_call(const struct cds_lfht *ht, const char *what, uintpt
 						     : "urcu/rculfhash.h: call with rcu_read_lock held");
 }
 
+/* The call `what` on ht at ip: in a read side of the table's flavor? A few
+ * loads when it is. */
+static inline __attribute__((always_inline)) void check_table_call(const struct cds_lfht *ht, const char *what,
+								    uintptr_t ip)
+{
+	struct thread_state *ts = thread_state();
+	if (!urcu_call_is_ours(ts) || ts->nr_locks || ts->traversal_allowed)
+		return;
+	int f = table_flavor_of(ts, ht);
+	if (f >= 0 && !urcu_in_read_side(ts, (enum rcu_flavor)f))
+		table_call_outside_reader(ts, f, what, ip);
+}
+
 /* The node a call handed the program, dereferenced in its read side: one
  * the wrappers saw begin, so that its end is seen too. Not for a QSBR
  * thread (online is its read side): with _LGPL_SOURCE its quiescent states
@@ -140,11 +170,12 @@ static void check_table_call(const struct cds_lfht *ht, const char *what, uintpt
  * after liburcu let a grace period end (a free after synchronize_rcu()
  * reported; seen at -O2 with a call_rcu worker's start block reusing the
  * memory). */
-static void note_node(const void *node, uintptr_t ip)
+static inline __attribute__((always_inline)) void note_node(const void *node, uintptr_t ip)
 {
 	struct thread_state *ts = thread_state();
-	if (node && ts->nr_readers && urcu_call_is_ours(ts))
-		rcu_deref_note(ts, node, ip);
+	/* rcu_deref_note()'s rule, inline: a reader holding no lock */
+	if (node && ts->nr_readers && !ts->nr_locks && urcu_call_is_ours(ts))
+		rcu_deref_record(ts, node, ip);
 }
 
 /* struct cds_lfht_iter begins with the node it is at (urcu/rculfhash.h). */

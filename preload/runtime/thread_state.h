@@ -142,6 +142,11 @@ struct thread_state {
 	unsigned next_subclass; /* nesting annotation for the next acquisition */
 	int traversal_allowed;  /* a checked liburcu-cds traversal's condition holds
 				 * (lockdep-rcu.h): its first call is legal */
+	/* intercept_lfht.c: the hash table this thread called last and its
+	 * flavor, while no table was destroyed since (lfht_generation). */
+	const void *lfht_table;
+	uint32_t lfht_generation;
+	int lfht_flavor;
 	uint64_t perturb_state; /* perturb=1: this thread's random stream */
 	uintptr_t stack_limit;  /* lowest usable stack address, 0 if unknown */
 	unsigned depth;         /* entries used in held[] */

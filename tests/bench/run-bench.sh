@@ -64,6 +64,7 @@ ROWS=(
 	"rwlock_read_mostly  read    1.30  read side: rdlock, unlock (1 in 64 with a mutex inside)"
 	"free_cost           nolock  1.10  malloc + free of 16-256 bytes, no lock in the heap"
 	"free_cost           lock    -     malloc + free, 1 in 8 blocks holding an initialized mutex"
+	"lfht_lookup         lookup  1.30  read side: read_lock, cds_lfht_lookup, read_unlock"
 )
 
 # A run taking longer than this (seconds) is killed and counts as failed:
