@@ -35,7 +35,11 @@
  * rcu_dereference() under a lock is and as the hash table's calls are (the
  * article's rule 2: which lock guards the structure is not known, and a
  * program that serialises its dequeues with a mutex has no ABA to fear).
- * Calls liburcu makes itself are its own business.
+ * Calls liburcu makes itself are its own business. The call_rcu() a
+ * dequeue makes for a dummy node it passed is not hidden: its wrapper
+ * checks it as any, and from an offline QSBR thread reports it at the
+ * program's dequeue, lock or no lock (liburcu's call_rcu() needs the thread
+ * online); with the dequeue's own report, that is one report for the line.
  *
  * A call made while the caller is the program's only thread (liburcu's
  * call_rcu workers aside) is not reported either: the read side keeps a
