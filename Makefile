@@ -49,10 +49,11 @@ TARGETS := $(foreach t,$(TARGET_NAMES),$(foreach f,$(URCU_FLAVORS),$(BUILD)/targ
 NOPIE_TARGETS := $(BUILD)/targets/header_checks.memb.nopie $(BUILD)/targets/deref_outside_reader.memb.nopie
 LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header_checks.qsbr.lgpl \
 	$(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/lgpl_inline.$(f).lgpl $(BUILD)/targets/lfht_resize.$(f).lgpl $(BUILD)/targets/lfht_rules.$(f).lgpl \
-		$(BUILD)/targets/rcu_free_while_held.$(f).lgpl $(BUILD)/targets/publication.$(f).lgpl)
+		$(BUILD)/targets/lfq_rules.$(f).lgpl $(BUILD)/targets/rcu_free_while_held.$(f).lgpl $(BUILD)/targets/publication.$(f).lgpl)
 # Built at -O2 as well (calls inlined, frames merged), with and without
-# _LGPL_SOURCE: the liburcu-cds checks.
+# _LGPL_SOURCE: the liburcu-cds checks and checked publication.
 O2_TARGETS := $(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/lfht_rules.$(f).o2 $(BUILD)/targets/lfht_rules.$(f).lgpl.o2 \
+	$(BUILD)/targets/lfq_rules.$(f).o2 $(BUILD)/targets/lfq_rules.$(f).lgpl.o2 \
 	$(BUILD)/targets/publication.$(f).o2 $(BUILD)/targets/publication.$(f).lgpl.o2)
 
 # Programs that need their own link lines: a plugin that links liburcu in
