@@ -24,14 +24,12 @@
 #ifndef LOCKDEP_RCU_GRAPH_FORMAT_H
 #define LOCKDEP_RCU_GRAPH_FORMAT_H
 
-#define GRAPH_HEAD_WORDS "digraph", "lockdep", "{"
 #define GRAPH_HEAD "digraph lockdep {\n"
 #define GRAPH_TAIL "}\n"
 /* The graph statement's one attribute: which program and pid it is. */
 #define GRAPH_LABEL_STATEMENT "graph"
 #define GRAPH_LABEL_ATTR "label"
 /* The node defaults, written once after the label. */
-#define GRAPH_NODE_STATEMENT "node"
 #define GRAPH_NODE_DEFAULTS "\tnode [shape=box, fontname=\"monospace\"];\n"
 
 /* X(NAME, its "kind" value, the style written after it) */
@@ -65,10 +63,6 @@ enum graph_edge_mark {
 	GRAPH_EDGE_MARKS(GRAPH_EDGE_MARK_ENUM)
 #undef GRAPH_EDGE_MARK_ENUM
 };
-/* A cycle in any merged graph is one in the union: X(name, value, quoted),
- * the attributes of GRAPH_EDGE_MARKS' CYCLE one by one. */
-#define GRAPH_CYCLE_ATTRS(X) X("color", "red", 1) X("penwidth", "2", 0) X("cycle", "1", 0)
-
 /* A node's and an edge's statement as printf formats: the node's name, its
  * kind and that kind's style (GRAPH_NODE_KINDS); the edge's ends, site,
  * label, then each of GRAPH_EDGE_MARKS' texts in order, or "". Every %s in
@@ -77,12 +71,6 @@ enum graph_edge_mark {
 #define GRAPH_EDGE_LINE                                                          \
 	"\t\"%s\" -> \"%s\" [" GRAPH_EDGE_SITE_ATTR "=\"%s\", " GRAPH_EDGE_LABEL_ATTR "=\"%s\"%s%s%s%s];\n"
 #define GRAPH_LABEL_LINE "\t" GRAPH_LABEL_STATEMENT " [" GRAPH_LABEL_ATTR "=\"%s\"];\n"
-
-/* Every attribute name a statement may have: the ones above. */
-#define GRAPH_ATTRIBUTES(X)                                                      \
-	X("label") X("shape") X("fontname") X("kind") X("style") X("fillcolor")  \
-	X("site") X("color") X("penwidth") X("cycle") X("sync") X("arrowhead")   \
-	X("read") X("urcu")
 
 /* Escaped inside quotes, with GRAPH_ESCAPE before it. */
 #define GRAPH_ESCAPE '\\'

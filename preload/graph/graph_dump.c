@@ -163,7 +163,7 @@ static void print_node(uint32_t class_id, const uint16_t *version)
 	node_label(class_id, version, name, sizeof(name));
 	enum graph_node_kind kind = lock_classes[class_id].key_kind == CLASS_RCU_FLAVOR ? GRAPH_NODE_RCU :
 				    lock_classes[class_id].key_kind == CLASS_SRCU ? GRAPH_NODE_SRCU : GRAPH_NODE_LOCK;
-	out_printf("\t\"%s\" [" GRAPH_NODE_KIND_ATTR "=\"%s\"%s];\n", name, node_kinds[kind].kind, node_kinds[kind].style);
+	out_printf(GRAPH_NODE_LINE, name, node_kinds[kind].kind, node_kinds[kind].style);
 }
 
 /* "function file:line" and "file:line" (basename) of an edge's first frame. */
@@ -206,8 +206,10 @@ static void print_graph(void *arg)
 	raw_thread_name(comm);
 	escape(comm, label, sizeof(label));
 	out_printf(GRAPH_HEAD);
-	out_printf("\t" GRAPH_LABEL_STATEMENT " [" GRAPH_LABEL_ATTR "=\"lockdep-rcu %s: %s (pid %d)\"];\n",
-		   LOCKDEP_RCU_VERSION, label, (int)getpid());
+	char graph_label[128];
+	snprintf(graph_label, sizeof(graph_label), "lockdep-rcu %s: %s (pid %d)", LOCKDEP_RCU_VERSION, label,
+		 (int)getpid());
+	out_printf(GRAPH_LABEL_LINE, graph_label);
 	out_printf(GRAPH_NODE_DEFAULTS);
 	size_t nodes = 0;
 	for (size_t i = 0; i < job->n; i++) {
@@ -227,8 +229,7 @@ static void print_graph(void *arg)
 		node_label(e->from, job->version, from, sizeof(from));
 		node_label(e->to, job->version, to, sizeof(to));
 		edge_site(e->stack, site, sizeof(site), where, sizeof(where));
-		out_printf("\t\"%s\" -> \"%s\" [" GRAPH_EDGE_SITE_ATTR "=\"%s\", " GRAPH_EDGE_LABEL_ATTR "=\"%s\"%s%s%s%s];\n",
-			   from, to, site, where, e->in_reported_cycle ? edge_marks[GRAPH_MARK_CYCLE] : "",
+		out_printf(GRAPH_EDGE_LINE, from, to, site, where, e->in_reported_cycle ? edge_marks[GRAPH_MARK_CYCLE] : "",
 			   e->sync ? edge_marks[GRAPH_MARK_SYNC] : "", e->read_only ? edge_marks[GRAPH_MARK_READ] : "",
 			   e->urcu_workers_only && !e->sync ? edge_marks[GRAPH_MARK_URCU] : "");
 	}
