@@ -7,6 +7,11 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD := build
 .DEFAULT_GOAL := all
+# Builds run one job per CPU unless -j says otherwise (recipes that measure,
+# make bench's, are one shell each and still run alone).
+ifeq ($(findstring -j,$(MAKEFLAGS))$(findstring --jobs,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
 
 WARN := -Wall -Wextra
 CFLAGS ?= -O2 -g

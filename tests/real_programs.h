@@ -13,9 +13,15 @@ struct real_run {
 	char workdir[128];        /* dir/w: the script's WORKDIR */
 };
 
+/* A harness's exit status when its program is not installed (automake's
+ * "skipped"): the real programs are an install tier of their own
+ * (bash tools/install-deps.sh servers), and their tests are skipped. */
+#define REAL_SKIPPED 77
+
 /* Runs tests/<prog>/run-<prog>.sh [--preload build/liblockdep-rcu.so]
  * [extra args...] WORKDIR, with LOCKDEP_RCU_OPTIONS=options (NULL: unset).
- * extra is NULL-terminated, or NULL. */
+ * extra is NULL-terminated, or NULL. Skips the test when the harness says
+ * its program is not installed. */
 struct real_run real_run(const char *prog, int preload, const char *options,
 			 const char *const extra[], double timeout);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
+#include "real_programs.h"
 
 static char *read_file(const char *path)
 {
@@ -34,6 +35,14 @@ Test(knot, knotd_serves_correctly_and_silently_kzonecheck_is_reported, .timeout 
 			 run_dir, NULL };
 	struct run_options o = { .preload = 0, .timeout = 150 };
 	struct run r = run_program(argv, &o);
+	if (r.exit_code == REAL_SKIPPED) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", r.err);
+		run_free(&r);
+		rmdir(workdir);
+		fprintf(stderr, "[SKIP] %s", why);   /* said without --verbose too */
+		cr_skip_test("%s", why);
+	}
 
 	cr_expect_eq(r.exit_code, 0, "run-knot.sh failed (%d):\n%s\n%s", r.exit_code, r.out, r.err);
 	cr_expect(strstr(r.out, "result=pass"), "%s", r.out);

@@ -1,23 +1,34 @@
 #!/bin/bash
 # Installs the Debian packages lockdep-rcu builds, tests and demonstrates
-# with. Quick when they are already there (no apt-get update then).
+# with, by tier (below). Quick when they are already there (no apt-get
+# update then).
 set -euo pipefail
 
-packages=(
+# The tiers, each for one job; no argument means all of them (what CI and
+# the README's test command install):
+#   demo     the preload and the demo program: a compiler and liburcu
+#   test     the command line and the Criterion suite, on top of demo
+#   servers  the real programs the real-program tests start (their tests
+#            are skipped when these are missing)
+demo=(
 	build-essential     # gcc, make
 	zlib1g-dev          # libz.a: the symbolizer inflates compressed debug sections with it
 	libiberty-dev       # libiberty.a: the C++ demangler (preload and command)
-	libjansson-dev      # jansson: the command reads the tracer's JSON records with it
 	liburcu-dev         # the RCU library we check programs of
+)
+test=(
+	libjansson-dev      # jansson: the command reads the tracer's JSON records with it
 	libcriterion-dev    # the test suite
 	libunwind8          # a test host linked with libunwind (the tracer unwinds with libgcc)
 	binutils            # objcopy/strip/addr2line: symbolizer tests, report's file:line
 	libc6-dbg           # file:line of libc frames (separate, compressed debug file)
 	graphviz            # dot: lockdep-rcu graph renders the dependency graph as SVG
-	knot knot-dnsutils knot-dnssecutils dnsperf   # a real liburcu program in the suite
-	procps              # pkill/ps used by the Knot harness
+	procps              # pkill/ps used by the harnesses
+)
+servers=(
 	# The real-program harnesses (tests/<prog>/run-<prog>.sh): the programs
 	# and their clients.  util-linux (flock, setpriv) is essential already.
+	knot knot-dnsutils knot-dnssecutils dnsperf   # a real liburcu program
 	unbound
 	apache2 apache2-utils curl openssl   # apache2, ab (also for varnish, nginx)
 	varnish python3                      # python3: varnish's backend, memcached's client
@@ -31,6 +42,18 @@ packages=(
 	mariadb-server mariadb-client sysbench
 	xfsprogs
 )
+
+tiers=("$@")
+[ ${#tiers[@]} -gt 0 ] || tiers=(demo test servers)
+packages=()
+for tier in "${tiers[@]}"; do
+	case $tier in
+	demo) packages+=("${demo[@]}") ;;
+	test) packages+=("${demo[@]}" "${test[@]}") ;;
+	servers) packages+=("${servers[@]}") ;;
+	*) echo "usage: $0 [demo|test|servers]...  (none: all of them)" >&2; exit 2 ;;
+	esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

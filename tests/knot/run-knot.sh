@@ -106,8 +106,10 @@ if ! [[ $queries =~ ^[1-9][0-9]{0,6}$ ]] || ((queries > 1000000)); then
 fi
 
 for tool in knotd knotc kdig dnsperf kzonecheck flock timeout; do
-	command -v "$tool" >/dev/null 2>&1 ||
-		die "missing $tool (apt-get install -y knot knot-dnsutils knot-dnssecutils dnsperf)"
+	command -v "$tool" >/dev/null 2>&1 || {
+		log "skipped: $tool is not installed (bash tools/install-deps.sh servers)"
+		exit 77   # automake's "skipped"
+	}
 done
 
 if [[ -n $preload ]]; then
