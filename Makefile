@@ -54,7 +54,8 @@ LGPL_TARGETS := $(BUILD)/targets/header_checks.memb.lgpl $(BUILD)/targets/header
 # _LGPL_SOURCE: the liburcu-cds checks and checked publication.
 O2_TARGETS := $(foreach f,$(URCU_FLAVORS),$(BUILD)/targets/lfht_rules.$(f).o2 $(BUILD)/targets/lfht_rules.$(f).lgpl.o2 \
 	$(BUILD)/targets/lfq_rules.$(f).o2 $(BUILD)/targets/lfq_rules.$(f).lgpl.o2 \
-	$(BUILD)/targets/publication.$(f).o2 $(BUILD)/targets/publication.$(f).lgpl.o2)
+	$(BUILD)/targets/publication.$(f).o2 $(BUILD)/targets/publication.$(f).lgpl.o2 \
+	$(BUILD)/targets/header_checks.$(f).o2 $(BUILD)/targets/header_checks.$(f).lgpl.o2)
 
 # Programs that need their own link lines: a plugin that links liburcu in
 # its own scope and its host; a library whose destructor witnesses exit.

@@ -93,6 +93,14 @@ static void expect_stall(const char *flavor)
 	cr_expect(strstr(rr.log, "(detected by updater/"), "%s", rr.context);
 	cr_expect(strstr(rr.log, "Comm: updater\nCall Trace:\n reader_stalls_grace_period+"), "%s", rr.context);
 	cr_expect(strstr(rr.log, "SUMMARY: lockdep-rcu: 1 report: 1 RCU stall"), "%s", rr.context);
+	/* the stalled reader's stack as it is now, taken from it on demand:
+	 * asleep in its read side, inside sleep_fully() called from
+	 * stuck_reader() (the kernel dumps the stalled task too) */
+	const char *now = strstr(rr.log, "'s stack now:\n");
+	const char *sleeping = now ? strstr(now, "\n       sleep_fully+") : NULL;
+	cr_expect(now && sleeping && strstr(sleeping, "\n       stuck_reader+") &&
+			  (!strstr(now, "\nstack backtrace:") || sleeping < strstr(now, "\nstack backtrace:")),
+		  "%s: the stalled reader's stack now\n%s", flavor, rr.context);
 	run_records_free(&rr);
 }
 

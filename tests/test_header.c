@@ -241,7 +241,7 @@ static void expect_no_record(const char *build, const char *scenario)
  * condition. */
 Test(header, hlist_and_list_cursor_traversals_are_checked_once_with_an_optional_condition)
 {
-	const char *const builds[] = { "memb", "bp", "memb.lgpl", NULL };
+	const char *const builds[] = { "memb", "bp", "memb.lgpl", "memb.o2", "bp.o2", "memb.lgpl.o2", NULL };
 	for (const char *const *b = builds; *b; b++) {
 		expect_one_record(*b, "hlist-outside-reader", LIST_OUTSIDE);
 		expect_one_record(*b, "hlist4-outside-reader", LIST_OUTSIDE);
@@ -249,7 +249,12 @@ Test(header, hlist_and_list_cursor_traversals_are_checked_once_with_an_optional_
 		expect_no_record(*b, "hlist-in-reader");
 		expect_no_record(*b, "hlist-under-lock-with-condition");
 	}
-	expect_no_record("qsbr", "hlist-outside-reader");
+	/* QSBR: an online thread is a reader, an offline one is not */
+	const char *const qsbr_builds[] = { "qsbr", "qsbr.lgpl", "qsbr.o2", "qsbr.lgpl.o2", NULL };
+	for (const char *const *b = qsbr_builds; *b; b++) {
+		expect_no_record(*b, "hlist-outside-reader");
+		expect_one_record(*b, "hlist-offline", LIST_OUTSIDE);
+	}
 }
 
 /* The hash table's traversal macros: the call that starts one is checked
@@ -258,7 +263,7 @@ Test(header, hlist_and_list_cursor_traversals_are_checked_once_with_an_optional_
  * it legal, one that does not hold changes nothing. */
 Test(header, lfht_traversals_take_an_optional_condition)
 {
-	const char *const builds[] = { "memb", "signal", "memb.lgpl", NULL };
+	const char *const builds[] = { "memb", "signal", "bp", "memb.lgpl", "memb.o2", "bp.lgpl.o2", NULL };
 	for (const char *const *b = builds; *b; b++) {
 		expect_one_record(*b, "lfht-outside-reader", "cds_lfht_first() outside an RCU read-side critical section!");
 		expect_one_record(*b, "lfht-with-false-condition",
@@ -269,7 +274,12 @@ Test(header, lfht_traversals_take_an_optional_condition)
 		expect_no_record(*b, "lfht-with-condition");
 		expect_no_record(*b, "lfht-duplicates-with-condition");
 	}
-	expect_no_record("qsbr", "lfht-outside-reader");
+	const char *const qsbr_builds[] = { "qsbr", "qsbr.lgpl", "qsbr.o2", NULL };
+	for (const char *const *b = qsbr_builds; *b; b++) {
+		expect_no_record(*b, "lfht-outside-reader");
+		expect_no_record(*b, "lfht-with-condition");
+		expect_one_record(*b, "lfht-offline", "cds_lfht_first() outside an RCU read-side critical section!");
+	}
 	/* without the preload: liburcu's own traversal, the condition unused */
 	struct run r = run_target("header_checks", "memb", "lfht-with-condition", &plain);
 	cr_expect_str_empty(r.err, "%s", r.err);

@@ -8,6 +8,11 @@
  * on each thread's first use). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <string.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <link.h>
 #include <ucontext.h>
 #include "unwind/backtrace.h"
@@ -17,6 +22,7 @@
 #include "runtime/signal_state.h"
 #include "runtime/thread_state.h"
 #include "runtime/tracer_stack.h"
+#include "runtime/sandbox.h"
 
 typedef int (*backtrace_fn)(void **buffer, int size);
 /* glibc's own backtrace(), looked up in libc itself: a program linked with
@@ -295,4 +301,37 @@ size_t backtrace_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max
 	long fast = cfi_unwind_capture_from(fp, frames, max);
 	tracer_leave(ts);
 	return fast >= 0 ? (size_t)fast : backtrace_capture(frames, max);
+}
+
+size_t backtrace_of_blocked_thread(int tid, uintptr_t *frames, size_t max, const char **why)
+{
+	*why = "its stack could not be read";
+	if (in_sandbox() || !__atomic_load_n(&unwinder_ready, __ATOMIC_ACQUIRE))
+		return 0;
+	/* "NR ARG1 .. ARG6 SP PC" in a system call, "-1 SP PC" blocked
+	 * otherwise, "running" when it runs. */
+	char path[64], text[256];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = 0;
+	if (!strncmp(text, "running", 7)) {
+		*why = "it is running: its stack cannot be read without stopping it";
+		return 0;
+	}
+	/* the last two numbers */
+	char *words[9];
+	size_t nwords = 0;
+	char *save = NULL;
+	for (char *p = strtok_r(text, " \n", &save); p && nwords < 9; p = strtok_r(NULL, " \n", &save))
+		words[nwords++] = p;
+	if (nwords != 9 && nwords != 3)
+		return 0;
+	uintptr_t sp = strtoul(words[nwords - 2], NULL, 0), pc = strtoul(words[nwords - 1], NULL, 0);
+	long got = cfi_unwind_capture_regs(pc, sp, 0, frames, max, tracer_text_lo, tracer_text_hi);
+	return got > 0 ? (size_t)got : 0;
 }

@@ -30,6 +30,13 @@ size_t backtrace_capture(uintptr_t *frames, size_t max);
  * the preload keeping frame pointers): the program's frames from the
  * wrapper's caller on, with none of the tracer's to step through. */
 size_t backtrace_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max);
+/* The stack of another thread of this process now, when it is blocked in
+ * the kernel (a system call, a sleep, a lock wait): its stack and
+ * instruction pointers from /proc/self/task/<tid>/syscall, then the call
+ * frame rules. Returns the frames found; 0 with *why saying why not (the
+ * thread is running: its stack cannot be read without stopping it). */
+size_t backtrace_of_blocked_thread(int tid, uintptr_t *frames, size_t max, const char **why);
+
 /* Why the last capture on this thread returned nothing, or NULL. */
 const char *backtrace_unavailable_reason(void);
 /* Loads the unwinder (glibc's backtrace() dlopen()s libgcc_s once, which

@@ -669,6 +669,14 @@ __attribute__((noinline)) long cfi_unwind_capture(uintptr_t *frames, size_t max,
 	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, skip_lo, skip_hi, NULL);
 }
 
+long cfi_unwind_capture_regs(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *frames, size_t max,
+			     uintptr_t skip_lo, uintptr_t skip_hi)
+{
+	/* An empty trusted range: every word is asked of the kernel. */
+	static const struct cfi_bounds untrusted = { 0, 0, 1 };
+	return walk_from(pc, sp, rbp, frames, max, skip_lo, skip_hi, &untrusted);
+}
+
 long cfi_unwind_capture_from(const uintptr_t *fp, uintptr_t *frames, size_t max)
 {
 	return walk_from(fp[1], (uintptr_t)(fp + 2), fp[0], frames, max, 0, 0, NULL);

@@ -52,6 +52,14 @@ struct cfi_bounds {
 long cfi_unwind_capture_at(const uintptr_t *fp, uintptr_t *frames, size_t max, uintptr_t skip_lo, uintptr_t skip_hi,
 			   const struct cfi_bounds *bounds);
 
+/* Another thread's stack, from its instruction pointer pc, its stack
+ * pointer sp and its %rbp (0: not known), every word read through the
+ * kernel (process_vm_readv: a stack that changes under the walk ends it,
+ * it never faults). The frames found until a rule needs what is not known
+ * (a %rbp never saved on the way), leaving out those in [skip_lo, skip_hi). */
+long cfi_unwind_capture_regs(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *frames, size_t max,
+			     uintptr_t skip_lo, uintptr_t skip_hi);
+
 /* Where a makecontext() coroutine's first function returns to (glibc's
  * __start_context, whose call frame information does not describe it as
  * an outermost frame): the walk ends there. Once, at start-up. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "unwind/backtrace.h"
 #include "watchdog/hang_reports.h"
 #include "classes/lock_classes.h"
 #include "base/options.h"
@@ -151,6 +152,31 @@ static void print_stack_of(const struct thread_snapshot *s)
 	const uintptr_t *frames = NULL;
 	size_t n = s->wait.stack ? stack_depot_fetch(s->wait.stack, &frames) : 0;
 	report_backtrace_of(s->tid, comm, frames, n);
+}
+
+/* Where a stalled reader is now, as the kernel's stall warning dumps the
+ * stalled task: taken from the thread on demand, when it is blocked in the
+ * kernel (which is where a reader that holds up a grace period for seconds
+ * usually is: asleep, waiting for a lock or for I/O). */
+static void print_stack_now(const struct thread_snapshot *s)
+{
+	char task[REPORT_TASK_MAX];
+	task_of(s, task, sizeof(task));
+	uintptr_t frames[32];
+	const char *why;
+	size_t n = backtrace_of_blocked_thread(s->tid, frames, sizeof(frames) / sizeof(frames[0]), &why);
+	if (!n) {
+		report_printf("%s's stack now: not known (%s)\n", task, why);
+		return;
+	}
+	if (n > (size_t)tracer_options.max_frames)
+		n = (size_t)tracer_options.max_frames;
+	report_printf("%s's stack now:\n", task);
+	for (size_t i = 0; i < n; i++) {
+		report_printf("       ");
+		report_symbolized_ip(frames[i]);
+		report_printf("\n");
+	}
 }
 
 /* The kernel's debug_show_all_locks(). */
@@ -366,6 +392,7 @@ static void print_stall(struct thread_state *ts, void *arg)
 	for (size_t i = 0; i < nr_stalled; i++) {
 		report_printf("\n");
 		print_held_locks_of(stalled[i]);
+		print_stack_now(stalled[i]);
 	}
 	print_stack_of(waiter);
 }

@@ -484,6 +484,39 @@ SCENARIO lfht_duplicates_with_condition(void)
 	printf("sum %lu\n", sum);
 }
 
+/* QSBR: an offline thread is no reader (the other flavors: no read side,
+ * as in the scenarios above). */
+#ifdef TARGET_QSBR
+#define GO_OFFLINE() rcu_thread_offline()
+#define GO_ONLINE() rcu_thread_online()
+#else
+#define GO_OFFLINE() do { } while (0)
+#define GO_ONLINE() do { } while (0)
+#endif
+
+SCENARIO hlist_offline(void)
+{
+	struct peer *p;
+	unsigned long sum = 0;
+	peers_fill();
+	GO_OFFLINE();
+	SITE(cds_hlist_for_each_entry_rcu_2(p, &peers_list, hnode) sum += p->key);
+	GO_ONLINE();
+	printf("sum %lu\n", sum);
+}
+
+SCENARIO lfht_offline(void)
+{
+	struct cds_lfht_iter iter;
+	struct peer *p;
+	unsigned long sum = 0;
+	peers_fill();
+	GO_OFFLINE();
+	SITE(cds_lfht_for_each_entry(peers_table, &iter, p, node) sum += p->key);
+	GO_ONLINE();
+	printf("sum %lu\n", sum);
+}
+
 int main(int argc, char **argv)
 {
 	rcu_register_thread();
@@ -503,6 +536,8 @@ int main(int argc, char **argv)
 		{ "lfht-with-false-condition", lfht_with_false_condition },
 		{ "lfht-duplicates-outside-reader", lfht_duplicates_outside_reader },
 		{ "lfht-duplicates-with-condition", lfht_duplicates_with_condition },
+		{ "hlist-offline", hlist_offline },
+		{ "lfht-offline", lfht_offline },
 		{ "fdtable-single-owner", fdtable_single_owner },
 		{ "fdtable-shared-unprotected", fdtable_shared_unprotected },
 		{ "fdtable-shared-under-lock", fdtable_shared_under_lock },
