@@ -153,7 +153,7 @@ BENCH_PRELOAD ?= $(PRELOAD)
 BENCH_PRELOAD_DEP := $(filter $(PRELOAD),$(BENCH_PRELOAD))
 BENCH_REAL_WORKDIR ?= $(BUILD)/bench-real
 
-.PHONY: all check-layers test test-deps bench bench-floor bench-peers bench-real demo install clean
+.PHONY: all check-layers check-docs docs man test test-deps bench bench-floor bench-peers bench-real demo install clean
 all: $(PRELOAD) $(TOOL)
 
 $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
@@ -261,9 +261,58 @@ test-deps: $(TEST_DEPS)
 check-layers:
 	@bash preload/check-layers.sh
 
-test: check-layers $(TEST_DEPS)
+test: check-layers check-docs $(TEST_DEPS)
 	$(LSAN_ENV) $(UNIT) --jobs 2
 	$(LSAN_ENV) $(SUITE) --jobs 2
+
+# ---- documentation ---------------------------------------------------------
+# What the tracer's tables can write is generated (tools/docgen/): the options
+# table of docs/options.md and the man pages, so they cannot drift from the
+# code. make docs rewrites docs/options.md (commit it); make check-docs, run
+# by make test, fails when the committed one differs, when a report kind has
+# no page, when a relative link or anchor of README.md and docs/ leads nowhere,
+# or when an option the tracer's help=1 lists is missing from the man page.
+DOCGEN := $(BUILD)/docgen/docgen
+CHECK_LINKS := $(BUILD)/docgen/check_links
+MAN_PAGES := $(BUILD)/man/lockdep-rcu.1 $(BUILD)/man/liblockdep-rcu.7
+DOC_PAGES := README.md $(wildcard docs/*.md docs/reports/*.md)
+
+$(DOCGEN): tools/docgen/docgen.c preload/base/options.h preload/base/report_kinds.h preload/base/report_kinds.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -Ipreload $< preload/base/report_kinds.c -o $@
+$(CHECK_LINKS): tools/docgen/check_links.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $< -o $@
+$(BUILD)/docs/options.md: $(DOCGEN) docs/options.md.in
+	@mkdir -p $(@D)
+	$(DOCGEN) options-md docs/options.md.in > $@.tmp && mv $@.tmp $@
+$(BUILD)/man/lockdep-rcu.1: $(TOOL) tools/docgen/man1.sh
+	@mkdir -p $(@D)
+	bash tools/docgen/man1.sh $(TOOL) > $@.tmp && mv $@.tmp $@
+$(BUILD)/man/liblockdep-rcu.7: $(DOCGEN) $(TOOL)
+	@mkdir -p $(@D)
+	$(DOCGEN) options-man "$$($(TOOL) --version | awk '{ print $$NF; exit }')" > $@.tmp && mv $@.tmp $@
+
+docs: $(BUILD)/docs/options.md
+	cp $(BUILD)/docs/options.md docs/options.md
+man: $(MAN_PAGES)
+
+check-docs: $(BUILD)/docs/options.md $(DOCGEN) $(CHECK_LINKS) $(MAN_PAGES) $(PRELOAD)
+	@diff -u docs/options.md $(BUILD)/docs/options.md || \
+		{ echo "check-docs: docs/options.md is not what TRACER_OPTIONS (preload/base/options.h) and docs/options.md.in make: run make docs and commit it" >&2; exit 1; }
+	@$(DOCGEN) report-pages docs/reports
+	@$(CHECK_LINKS) $(DOC_PAGES)
+	@for page in $(MAN_PAGES); do groff -man -ww -z $$page 2>&1 | grep . && \
+		{ echo "check-docs: groff warns about $$page" >&2; exit 1; }; done; true
+	@options=$$(LOCKDEP_RCU_OPTIONS=help=1 LD_PRELOAD=$(abspath $(PRELOAD)) /bin/true 2>&1 | \
+		awk '/^  [a-z_]+ +- / { print $$1 }'); \
+	[ -n "$$options" ] || { echo "check-docs: help=1 listed no option" >&2; exit 1; }; \
+	for o in $$options; do \
+		grep -q "^\\\\fB$$o\\\\fR=" $(BUILD)/man/liblockdep-rcu.7 || \
+			{ echo "check-docs: option $$o (help=1) is not in liblockdep-rcu(7)" >&2; exit 1; }; \
+		grep -q "| \`$$o\` |" docs/options.md || \
+			{ echo "check-docs: option $$o (help=1) is not in docs/options.md" >&2; exit 1; }; \
+	done
 
 # ---- bench, demo ----------------------------------------------------------
 $(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h
@@ -326,12 +375,15 @@ demo: $(PRELOAD) $(BUILD)/targets/demo_buggy_cache.memb
 		echo "== the program exited $$status; 66 was expected (reports found)"; exit 1; \
 	fi
 
-install: all
+install: all $(MAN_PAGES)
 	install -d $(DESTDIR)$(PREFIX)/lib/lockdep-rcu $(DESTDIR)$(PREFIX)/include \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 0755 $(PRELOAD) $(DESTDIR)$(PREFIX)/lib/lockdep-rcu/liblockdep-rcu.so
 	install -m 0644 include/lockdep-rcu.h $(DESTDIR)$(PREFIX)/include/lockdep-rcu.h
 	install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/lockdep-rcu
+	install -m 0644 $(BUILD)/man/lockdep-rcu.1 $(DESTDIR)$(PREFIX)/share/man/man1/lockdep-rcu.1
+	install -m 0644 $(BUILD)/man/liblockdep-rcu.7 $(DESTDIR)$(PREFIX)/share/man/man7/liblockdep-rcu.7
 	sed -e 's|@PREFIX@|$(PREFIX)|g' tools/lockdep-rcu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lockdep-rcu.pc
 
 clean:

@@ -16,7 +16,7 @@
  * locks, two generic constructors.  (2) the tracer's libunwind pipe takes
  * descriptors 3 and 4 in the parent and the children, and after a report a
  * child keeps 8 more open (ELF files opened for symbolization, and the log).
- * See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * See docs/real-programs.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

@@ -7,7 +7,7 @@
  *
  * Failed on the first release (passes since the fixes the findings list): the
  * tracer's libunwind pipe: two more descriptors in gdnsd. See
- * tests/REAL-PROGRAMS-FINDINGS.md. */
+ * docs/real-programs.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

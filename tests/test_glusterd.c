@@ -12,7 +12,7 @@
  * thread runs the cleanup: the tracer prints "still has locks held!" and
  * turns the status 15 into 66 (idiom: exit() holding a lock).  (2) the
  * tracer's libunwind pipe: two more descriptors.  See
- * tests/REAL-PROGRAMS-FINDINGS.md. */
+ * docs/real-programs.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

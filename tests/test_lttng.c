@@ -12,7 +12,7 @@
  * copy of that lock held, which it never touches (idiom: a child of fork()
  * inheriting held locks); the reports' Call Trace is also empty.  (2) the
  * tracer's libunwind pipe: two more descriptors. See
- * tests/REAL-PROGRAMS-FINDINGS.md. */
+ * docs/real-programs.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

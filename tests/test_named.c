@@ -12,7 +12,7 @@
  * records the new lock-order edge with a backtrace, libunwind's first touch
  * of its own TLS (it is dlopen()ed) goes through __tls_get_addr() ->
  * malloc(), which re-enters jemalloc half set up. See
- * tests/REAL-PROGRAMS-FINDINGS.md. */
+ * docs/real-programs.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

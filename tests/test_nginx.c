@@ -5,7 +5,7 @@
  *
  * Failed on the first release (passes since the fixes the findings list): the
  * tracer's libunwind pipe: two more descriptors in the master and in each
- * worker.  See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * worker.  See docs/real-programs.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

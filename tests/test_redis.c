@@ -11,7 +11,7 @@
  * prints "still has locks held!" at exit and turns redis's exit status 0 into
  * 66 (idiom: exit() holding locks, harmless since the process ends). (2) the
  * tracer's libunwind pipe (two more descriptors) and its open log. See
- * tests/REAL-PROGRAMS-FINDINGS.md. */
+ * docs/real-programs.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

@@ -12,7 +12,7 @@
  * before an entry of another looks like a cycle (generic lock constructor);
  * the report also turns unbound's exit status 0 into 66. (2) the tracer's
  * libunwind pipe takes descriptors 3 and 4 in unbound. See
- * tests/REAL-PROGRAMS-FINDINGS.md. */
+ * docs/real-programs.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

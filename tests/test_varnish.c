@@ -15,7 +15,7 @@
  * exitcode=0, the cache child cannot listen ("Socket operation on non-
  * socket"): the manager closed the tracer's libunwind pipe and bound its
  * socket on that descriptor, which libunwind then closes and replaces by a
- * pipe.  See tests/REAL-PROGRAMS-FINDINGS.md. */
+ * pipe.  See docs/real-programs.md. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include "real_programs.h"

@@ -21,6 +21,7 @@ test=(
 	libcriterion-dev    # the test suite
 	libunwind8          # a test host linked with libunwind (the tracer unwinds with libgcc)
 	binutils            # objcopy/strip/addr2line: symbolizer tests, report's file:line
+	groff-base          # groff: make check-docs renders the man pages, warnings on
 	libc6-dbg           # file:line of libc frames (separate, compressed debug file)
 	graphviz            # dot: lockdep-rcu graph renders the dependency graph as SVG
 	procps              # pkill/ps used by the harnesses

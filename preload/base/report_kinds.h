@@ -1,6 +1,6 @@
 /* report_kinds.h - every kind of report, in one list: the tracer's enum, the
  * summary's name, the suppression (and record) kind, the documentation
- * anchor, and the kernel's titles, each spelled here once. The tracer and
+ * page, and the kernel's titles, each spelled here once. The tracer and
  * the lockdep-rcu command are both built with it (the command reads a title
  * back to its kind with report_kind_of_title()), so the two cannot drift.
  * Includes nothing of the tracer: every layer may use it. */
@@ -9,7 +9,9 @@
 
 #include <stddef.h>
 
-/* X(KIND, record kind = suppression kind, name in the summary, doc anchor) */
+/* X(KIND, record kind = suppression kind, name in the summary, doc anchor);
+ * the anchor names the kind's page, docs/reports/ANCHOR.md (make check-docs
+ * fails when one is missing). */
 #define REPORT_KINDS(X)                                                                     \
 	X(SUSPICIOUS_RCU, "suspicious_rcu", "suspicious RCU usage", "suspicious-rcu-usage")  \
 	X(BAD_UNLOCK, "bad_unlock", "bad unlock balance", "bad-unlock-balance")              \
@@ -62,8 +64,8 @@ enum report_title {
 
 /* The title's text (a printf format where it varies). */
 extern const char *const report_title_format[NR_REPORT_TITLES];
-/* Per kind: its record and suppression kind, its summary name, its anchor
- * in docs/. */
+/* Per kind: its record and suppression kind, its summary name, the name of
+ * its page docs/reports/ANCHOR.md. */
 extern const char *const report_record_kind[NR_REPORT_KINDS];
 extern const char *const report_kind_name[NR_REPORT_KINDS];
 extern const char *const report_kind_anchor[NR_REPORT_KINDS];
