@@ -127,24 +127,30 @@ validate:;
 	}
 }
 
+/* One line per option, each written as it is made: the whole listing is
+ * longer than a buffer the program's stack should lend (it once stopped
+ * halfway through a 2 KiB one). */
 static void print_help(void)
 {
-	char buf[2048];
-	size_t len = 0;
-	len += (size_t)snprintf(buf + len, sizeof(buf) - len, "lockdep-rcu: options (LOCKDEP_RCU_OPTIONS=key=value:key=value):\n");
+	static const char head[] = "lockdep-rcu: options (LOCKDEP_RCU_OPTIONS=key=value:key=value):\n";
+	print_text(head, sizeof(head) - 1);
+	char line[LOG_PATH_MAX + 512];
+	int len;
 #define OPTION_HELP_INT(name) "%d", tracer_options.name
 #define OPTION_HELP_STR(name) "\"%s\"", tracer_options.name
-#define OPTION_HELP(name, type, def, desc)                                         \
-	if (len < sizeof(buf)) {                                                   \
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "  %-14s - %s (now ", #name, desc); \
-		if (len < sizeof(buf))                                             \
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, OPTION_HELP_##type(name)); \
-		if (len < sizeof(buf))                                             \
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, ")\n"); \
+#define OPTION_HELP(name, type, def, desc)                                                 \
+	len = snprintf(line, sizeof(line), "  %-14s - %s (now ", #name, desc);            \
+	if (len > 0 && (size_t)len < sizeof(line))                                          \
+		len += snprintf(line + len, sizeof(line) - (size_t)len, OPTION_HELP_##type(name)); \
+	if (len > 0 && (size_t)len < sizeof(line) - 2) {                                   \
+		line[len++] = ')';                                                           \
+		line[len++] = '\n';                                                          \
+		print_text(line, (size_t)len);                                               \
 	}
 	TRACER_OPTIONS(OPTION_HELP)
 #undef OPTION_HELP
-	print_text(buf, len < sizeof(buf) ? len : sizeof(buf) - 1);
+#undef OPTION_HELP_INT
+#undef OPTION_HELP_STR
 }
 
 void options_reset(void)
