@@ -462,7 +462,7 @@ static int path_gated(const struct path_step *path, size_t n, uint32_t gate)
  * documented rule for cds_lfht_resize(): never from a read side), a grace
  * period never waits for a reader blocked on it. So a cycle whose only
  * "read side -> liburcu's lock" edges come from liburcu's own threads is
- * liburcu's design, not reported (the built-in exemption the README
+ * liburcu's design, not reported (the built-in exemption docs/lock-order.md
  * lists); the same edge made by a program thread (cds_lfht_resize() from
  * an online QSBR thread) is the program's bug, and reported. */
 static int reader_into_internal(uint32_t from, uint32_t to)

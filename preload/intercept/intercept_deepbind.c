@@ -17,7 +17,7 @@
  * wrapper's own calls: glibc looks a bare name up with its caller's
  * RUNPATH, and the caller of every other dlopen() stays the program's (a
  * tail call). What the object's constructors do during the load is not
- * seen, nor a bare-name RTLD_DEEPBIND load's calls (README, Limits). */
+ * seen, nor a bare-name RTLD_DEEPBIND load's calls (docs/limits.md). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>

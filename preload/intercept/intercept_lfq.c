@@ -10,7 +10,7 @@
  * nor the non-RCU stack of urcu/lfstack.h, which a mutex protects.
  * liburcu-cds is built with _LGPL_SOURCE, so these entry points are where
  * a program's misuse shows; a program built with _LGPL_SOURCE inlines them
- * from the static headers, and nothing is seen (README, Limits).
+ * from the static headers, and nothing is seen (docs/limits.md).
  *
  * A queue's flavor is the one whose call_rcu() the program handed
  * cds_lfq_init_rcu() (cds_lfq_init_rcu(&q, call_rcu), call_rcu being

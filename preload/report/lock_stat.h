@@ -21,7 +21,7 @@
  *
  * Off, it costs one predictable branch on a global per acquisition and
  * release. On, every acquisition reads the clock, looks up its class and
- * updates the class's counters with atomics; the README gives the cost. */
+ * updates the class's counters with atomics; docs/performance.md gives the cost. */
 #ifndef LOCKDEP_RCU_LOCK_STAT_H
 #define LOCKDEP_RCU_LOCK_STAT_H
 

@@ -5,7 +5,7 @@
  * word), pushed after a lock is taken and popped before it is released.
  * No class, no graph, no check.  `make bench-floor` runs the bench workloads
  * under it, so that a ratio of the tracer can be read against what merely
- * knowing the held locks costs on the same machine (README, Speed).
+ * knowing the held locks costs on the same machine (docs/performance.md).
  *
  * Only mutexes: rwlocks, spinlocks, condition variables and liburcu go
  * straight to glibc, so the workloads without mutexes measure ~1x.  A
