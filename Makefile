@@ -261,9 +261,11 @@ test-deps: $(TEST_DEPS)
 check-layers:
 	@bash preload/check-layers.sh
 
+# The suite says each test as it finishes ([PASS] name: seconds): progress
+# over its ten minutes, and where the time goes.
 test: check-layers check-docs $(TEST_DEPS)
 	$(LSAN_ENV) $(UNIT) --jobs 2
-	$(LSAN_ENV) $(SUITE) --jobs 2
+	$(LSAN_ENV) $(SUITE) --jobs 2 --verbose
 
 # ---- documentation ---------------------------------------------------------
 # What the tracer's tables can write is generated (tools/docgen/): the options
