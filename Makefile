@@ -390,3 +390,21 @@ install: all $(MAN_PAGES)
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- Debian package -------------------------------------------------------
+# make deb: build/lockdep-rcu_VERSION_ARCH.deb, from make install PREFIX=/usr
+# staged under build/deb (packaging/deb/build-deb.sh; tests/deb/check-deb.sh
+# installs and tries it). The command built for it is its own,
+# build/deb/lockdep-rcu: it has the installed tracer's directory,
+# /usr/lib/lockdep-rcu, compiled in, where build/lockdep-rcu has $(PREFIX)'s.
+# The install runs in a make of its own, with its own jobs: GNU make 4.3 shows
+# no -j in MAKEFLAGS while a makefile is read, so the top of this one adds
+# -j$(nproc) in every sub-make too, and a sub-make that shares its parent's
+# jobserver then warns "-j2 forced in makefile: resetting jobserver mode".
+DEB_WORK := $(BUILD)/deb
+.PHONY: deb
+deb:
+	rm -rf $(DEB_WORK)/debian
+	MAKEFLAGS='$(filter-out -j% --jobserver-auth=% --jobserver-fds=%,$(MAKEFLAGS))' \
+		$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(abspath $(DEB_WORK))/debian/lockdep-rcu TOOL=$(DEB_WORK)/lockdep-rcu
+	bash packaging/deb/build-deb.sh $(DEB_WORK) $(BUILD)
