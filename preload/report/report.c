@@ -97,6 +97,10 @@ void report_wait_in_flight(void)
 #define MAX_REPORT_SITES 8192   /* power of two */
 static uintptr_t report_sites[MAX_REPORT_SITES];
 static const void *report_site_owner[MAX_REPORT_SITES];
+/* Slots of report_sites[] in use (under sites_lock): a forked child whose
+ * parent reported nothing has no owner to clear, and does not read the
+ * 64 KiB of report_site_owner[] (16 page faults in every child). */
+static unsigned report_sites_used;
 
 static uintptr_t site_key(enum report_kind kind, uintptr_t site)
 {
@@ -151,8 +155,12 @@ int report_site_once(enum report_kind kind, uintptr_t site)
 	i = site_slot(key);
 	int won = 0;
 	if (i >= 0 && __atomic_load_n(&report_sites[i], __ATOMIC_RELAXED) == 0) {
-		/* The owner is visible before the key (release below). */
-		__atomic_store_n(&report_site_owner[i], (const void *)ts, __ATOMIC_RELAXED);
+		/* Counted before the owner is set (release), so that no child
+		 * sees an owner the count misses, even one forked while this
+		 * thread held sites_lock past the fork preparation's timeout.
+		 * The owner is visible before the key (release below). */
+		__atomic_store_n(&report_sites_used, report_sites_used + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&report_site_owner[i], (const void *)ts, __ATOMIC_RELEASE);
 		__atomic_store_n(&report_sites[i], key, __ATOMIC_RELEASE);
 		won = 1;
 		in_flight_begin();
@@ -727,7 +735,7 @@ void report_fork_child(struct thread_state *self)
 	/* A report this thread was writing when a signal handler forked goes
 	 * on in the child too. */
 	reports_in_flight = tracer_lock_held_by(&symbolizer_lock, self);
-	for (size_t i = 0; i < MAX_REPORT_SITES; i++)
+	for (size_t i = 0; report_sites_used && i < MAX_REPORT_SITES; i++)
 		if (report_site_owner[i] && report_site_owner[i] != self)
 			report_site_owner[i] = NULL;
 	log_output_fork_child();
