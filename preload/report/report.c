@@ -59,6 +59,10 @@ static void in_flight_end(void)
 /* Waits until done() or REPORT_WAIT_MS without progress. */
 static void wait_for(int (*done)(const void *), const void *arg)
 {
+	/* Done already, the common case: no clock read (the first one in a
+	 * forked child faults the clock's page in, at every _exit). */
+	if (done(arg))
+		return;
 	long deadline = tracer_monotonic_ms() + REPORT_WAIT_MS;
 	for (;;) {
 		int seen = __atomic_load_n(&reports_done, __ATOMIC_ACQUIRE);
@@ -704,18 +708,16 @@ void report_print_summary(void)
 
 /* ---- fork ------------------------------------------------------------------ */
 
-static int report_lock_taken_for_fork, sites_lock_taken_for_fork;
-
 void report_fork_prepare(struct thread_state *self)
 {
-	report_lock_taken_for_fork = tracer_lock_fork_prepare(&symbolizer_lock, self);
-	sites_lock_taken_for_fork = tracer_lock_fork_prepare(&sites_lock, self);
+	tracer_lock_fork_prepare(&symbolizer_lock, self);
+	tracer_lock_fork_prepare(&sites_lock, self);
 }
 
 void report_fork_parent(void)
 {
-	tracer_lock_fork_parent(&sites_lock, sites_lock_taken_for_fork);
-	tracer_lock_fork_parent(&symbolizer_lock, report_lock_taken_for_fork);
+	tracer_lock_fork_parent(&sites_lock);
+	tracer_lock_fork_parent(&symbolizer_lock);
 }
 
 /* The child is a new process: its reports, its counts, its summary. Sites
@@ -724,17 +726,21 @@ void report_fork_parent(void)
  * threads were writing are done, since those threads are gone. */
 void report_fork_child(struct thread_state *self)
 {
-	tracer_lock_fork_child(&symbolizer_lock, report_lock_taken_for_fork, self);
+	tracer_lock_fork_child(&symbolizer_lock, self);
 	sandbox_fork_child(self);
+	/* Only what changes is written: a page written in the child is a
+	 * page copied, and a parent that reported nothing has only zeros. */
 	for (int k = 0; k < NR_REPORT_KINDS; k++)
-		report_counts[k] = 0;
-	suppressed_count = 0;
-	dropped_count = 0;
-	reports_written = 0;
-	tracer_lock_fork_child(&sites_lock, sites_lock_taken_for_fork, self);
+		if (report_counts[k])
+			report_counts[k] = 0;
+	if (suppressed_count | dropped_count | reports_written)
+		suppressed_count = dropped_count = reports_written = 0;
+	tracer_lock_fork_child(&sites_lock, self);
 	/* A report this thread was writing when a signal handler forked goes
 	 * on in the child too. */
-	reports_in_flight = tracer_lock_held_by(&symbolizer_lock, self);
+	int in_flight = tracer_lock_held_by(&symbolizer_lock, self);
+	if (reports_in_flight != in_flight)
+		reports_in_flight = in_flight;
 	for (size_t i = 0; report_sites_used && i < MAX_REPORT_SITES; i++)
 		if (report_site_owner[i] && report_site_owner[i] != self)
 			report_site_owner[i] = NULL;
