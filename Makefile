@@ -142,7 +142,7 @@ SYMBOLIZE_TARGETS := $(addprefix $(BUILD)/tests/symbolize_target_,pie nopie dwar
 # real servers. The tracer measured is BENCH_PRELOAD: this tree's build by
 # default, or any other build given by absolute path (then it is not built):
 #   make bench BENCH_PRELOAD=/work/main/build/liblockdep-rcu.so
-BENCH_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly free_cost lfht_lookup
+BENCH_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly free_cost lfht_lookup fork_wait spawn
 PEER_WORKLOADS := lock_heavy rcu_read_heavy many_locks rwlock_read_mostly
 BENCH_BINS := $(BENCH_WORKLOADS:%=$(BUILD)/bench/%)
 BENCH_TSAN_BINS := $(PEER_WORKLOADS:%=$(BUILD)/bench/tsan/%)

@@ -114,6 +114,24 @@ Test(bench_smoke, free_cost)
 	smoke("free_cost", args, phases);
 }
 
+/* The child is waited for and must exit 0: a fork handler that hangs or
+ * crashes the child fails here. */
+Test(bench_smoke, fork_wait)
+{
+	const char *const args[] = { "5", NULL };
+	const struct phase phases[] = { { "fork", 5 }, { NULL, 0 } };
+	smoke("fork_wait", args, phases);
+}
+
+/* Preloaded, each /bin/true loads the tracer too: it must start and end
+ * silently with status 0. */
+Test(bench_smoke, spawn)
+{
+	const char *const args[] = { "3", NULL };
+	const struct phase phases[] = { { "spawn", 3 }, { NULL, 0 } };
+	smoke("spawn", args, phases);
+}
+
 /* make bench-floor's preload (tests/bench/floor_preload.c) in the tracer's
  * place: the two mutex workloads still run to the end under it, and it says
  * nothing. */

@@ -36,18 +36,17 @@ static uint32_t class_hash[CLASS_HASH_SIZE];
  * interrupts a creation on its own thread gets no class for its lock
  * (it is then not validated) rather than waiting for itself. */
 static struct tracer_lock registry = TRACER_LOCK_INITIALIZER(TRACER_LOCK_CLASSES, "lock classes");
-static int registry_taken_for_fork;
 
 void lock_classes_fork_prepare(struct thread_state *self)
 {
-	registry_taken_for_fork = tracer_lock_fork_prepare(&registry, self);
+	tracer_lock_fork_prepare(&registry, self);
 	lock_instances_fork_prepare(self);
 }
 
 void lock_classes_fork_parent(void)
 {
 	lock_instances_fork_parent();
-	tracer_lock_fork_parent(&registry, registry_taken_for_fork);
+	tracer_lock_fork_parent(&registry);
 }
 
 void lock_classes_fork_child(struct thread_state *self)
@@ -55,7 +54,7 @@ void lock_classes_fork_child(struct thread_state *self)
 	lock_instances_fork_child(self);
 	/* A half-made class is not published before it is complete: the
 	 * tables stay consistent whatever a vanished thread was doing. */
-	tracer_lock_fork_child(&registry, registry_taken_for_fork, self);
+	tracer_lock_fork_child(&registry, self);
 }
 
 static uint32_t class_key_hash(uintptr_t key, enum class_key_kind kind, unsigned subclass)

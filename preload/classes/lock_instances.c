@@ -390,21 +390,19 @@ size_t lock_instances_capacity(void)
 	return t ? t->mask + 1 : 0;
 }
 
-static int taken_for_fork;
-
 void lock_instances_fork_prepare(struct thread_state *self)
 {
-	taken_for_fork = tracer_lock_fork_prepare(&instances, self);
+	tracer_lock_fork_prepare(&instances, self);
 }
 
 void lock_instances_fork_parent(void)
 {
-	tracer_lock_fork_parent(&instances, taken_for_fork);
+	tracer_lock_fork_parent(&instances);
 }
 
 /* Entries are published whole (value before key), so the table stays
  * readable whatever a vanished thread was doing. */
 void lock_instances_fork_child(struct thread_state *self)
 {
-	tracer_lock_fork_child(&instances, taken_for_fork, self);
+	tracer_lock_fork_child(&instances, self);
 }

@@ -43,18 +43,16 @@ static uint32_t nr_dependencies = 1;   /* 0 ends lists */
 /* A signal handler that interrupts a validation on its own thread skips
  * its own validation instead of waiting for itself. */
 static struct tracer_lock graph = TRACER_LOCK_INITIALIZER(TRACER_LOCK_GRAPH, "lock graph");
-static int graph_taken_for_fork;
-
 void lock_graph_fork_prepare(struct thread_state *self)
 {
-	graph_taken_for_fork = tracer_lock_fork_prepare(&graph, self);
+	tracer_lock_fork_prepare(&graph, self);
 	lock_classes_fork_prepare(self);
 }
 
 void lock_graph_fork_parent(void)
 {
 	lock_classes_fork_parent();
-	tracer_lock_fork_parent(&graph, graph_taken_for_fork);
+	tracer_lock_fork_parent(&graph);
 }
 
 void lock_graph_fork_child(struct thread_state *self)
@@ -62,7 +60,7 @@ void lock_graph_fork_child(struct thread_state *self)
 	lock_classes_fork_child(self);
 	/* A vanished thread was adding an edge: the lists may be half-linked.
 	 * The child's validator stays off rather than walk them. */
-	if (tracer_lock_fork_child(&graph, graph_taken_for_fork, self))
+	if (tracer_lock_fork_child(&graph, self))
 		lock_graph_enabled = 0;
 }
 

@@ -22,12 +22,14 @@
 void tracer_register_fork_handlers(void);
 void signal_intercepts_init(void);
 void thread_stack_note_main(void);
+void process_exit_resolve(void);
 
 __attribute__((constructor)) static void tracer_init(void)
 {
 	log_output_note_stderr();
 	process_note_ours();
 	tracer_register_fork_handlers();
+	process_exit_resolve();
 	signal_intercepts_init();
 	thread_registry_add(thread_state());
 	thread_stack_note_main();

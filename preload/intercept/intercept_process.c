@@ -165,6 +165,15 @@ void _Exit(int status)
 	_exit(status);
 }
 
+/* The constructor resolves _exit() once, where dlsym() is safe: left to
+ * the first call, each forked child that ends with _exit() would look it
+ * up on its own, writing (and so copying) a dozen pages of the loader's,
+ * and a child forked from a signal handler would call dlsym() there. */
+void process_exit_resolve(void)
+{
+	(void)REAL(_exit);
+}
+
 /* abort(): the report another thread is writing (maybe the one this thread
  * lost the race for) comes out before the process dies. */
 INTERPOSE(abort);

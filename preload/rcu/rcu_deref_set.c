@@ -135,11 +135,17 @@ void rcu_deref_sets_fork_child(struct thread_state *self)
 			advertised += s->advertised;
 			continue;
 		}
-		s->gen += s->gen & 1;
-		s->advertised = 0;
-		s->owned = 0;
+		/* Only what changes is written: each page written in the
+		 * child is a copy-on-write fault at every fork. */
+		if (s->gen & 1)
+			s->gen++;
+		if (s->advertised)
+			s->advertised = 0;
+		if (s->owned)
+			s->owned = 0;
 	}
-	rcu_deref_sets_advertised = advertised;
+	if (rcu_deref_sets_advertised != advertised)
+		rcu_deref_sets_advertised = advertised;
 }
 
 /* A scan found s closed. Closed at two scans in a row with no section in

@@ -59,6 +59,10 @@ static void in_flight_end(void)
 /* Waits until done() or REPORT_WAIT_MS without progress. */
 static void wait_for(int (*done)(const void *), const void *arg)
 {
+	/* Done already, the common case: no clock read (the first one in a
+	 * forked child faults the clock's page in, at every _exit). */
+	if (done(arg))
+		return;
 	long deadline = tracer_monotonic_ms() + REPORT_WAIT_MS;
 	for (;;) {
 		int seen = __atomic_load_n(&reports_done, __ATOMIC_ACQUIRE);
@@ -97,6 +101,10 @@ void report_wait_in_flight(void)
 #define MAX_REPORT_SITES 8192   /* power of two */
 static uintptr_t report_sites[MAX_REPORT_SITES];
 static const void *report_site_owner[MAX_REPORT_SITES];
+/* Slots of report_sites[] in use (under sites_lock): a forked child whose
+ * parent reported nothing has no owner to clear, and does not read the
+ * 64 KiB of report_site_owner[] (16 page faults in every child). */
+static unsigned report_sites_used;
 
 static uintptr_t site_key(enum report_kind kind, uintptr_t site)
 {
@@ -151,8 +159,12 @@ int report_site_once(enum report_kind kind, uintptr_t site)
 	i = site_slot(key);
 	int won = 0;
 	if (i >= 0 && __atomic_load_n(&report_sites[i], __ATOMIC_RELAXED) == 0) {
-		/* The owner is visible before the key (release below). */
-		__atomic_store_n(&report_site_owner[i], (const void *)ts, __ATOMIC_RELAXED);
+		/* Counted before the owner is set (release), so that no child
+		 * sees an owner the count misses, even one forked while this
+		 * thread held sites_lock past the fork preparation's timeout.
+		 * The owner is visible before the key (release below). */
+		__atomic_store_n(&report_sites_used, report_sites_used + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&report_site_owner[i], (const void *)ts, __ATOMIC_RELEASE);
 		__atomic_store_n(&report_sites[i], key, __ATOMIC_RELEASE);
 		won = 1;
 		in_flight_begin();
@@ -696,18 +708,16 @@ void report_print_summary(void)
 
 /* ---- fork ------------------------------------------------------------------ */
 
-static int report_lock_taken_for_fork, sites_lock_taken_for_fork;
-
 void report_fork_prepare(struct thread_state *self)
 {
-	report_lock_taken_for_fork = tracer_lock_fork_prepare(&symbolizer_lock, self);
-	sites_lock_taken_for_fork = tracer_lock_fork_prepare(&sites_lock, self);
+	tracer_lock_fork_prepare(&symbolizer_lock, self);
+	tracer_lock_fork_prepare(&sites_lock, self);
 }
 
 void report_fork_parent(void)
 {
-	tracer_lock_fork_parent(&sites_lock, sites_lock_taken_for_fork);
-	tracer_lock_fork_parent(&symbolizer_lock, report_lock_taken_for_fork);
+	tracer_lock_fork_parent(&sites_lock);
+	tracer_lock_fork_parent(&symbolizer_lock);
 }
 
 /* The child is a new process: its reports, its counts, its summary. Sites
@@ -716,18 +726,22 @@ void report_fork_parent(void)
  * threads were writing are done, since those threads are gone. */
 void report_fork_child(struct thread_state *self)
 {
-	tracer_lock_fork_child(&symbolizer_lock, report_lock_taken_for_fork, self);
+	tracer_lock_fork_child(&symbolizer_lock, self);
 	sandbox_fork_child(self);
+	/* Only what changes is written: a page written in the child is a
+	 * page copied, and a parent that reported nothing has only zeros. */
 	for (int k = 0; k < NR_REPORT_KINDS; k++)
-		report_counts[k] = 0;
-	suppressed_count = 0;
-	dropped_count = 0;
-	reports_written = 0;
-	tracer_lock_fork_child(&sites_lock, sites_lock_taken_for_fork, self);
+		if (report_counts[k])
+			report_counts[k] = 0;
+	if (suppressed_count | dropped_count | reports_written)
+		suppressed_count = dropped_count = reports_written = 0;
+	tracer_lock_fork_child(&sites_lock, self);
 	/* A report this thread was writing when a signal handler forked goes
 	 * on in the child too. */
-	reports_in_flight = tracer_lock_held_by(&symbolizer_lock, self);
-	for (size_t i = 0; i < MAX_REPORT_SITES; i++)
+	int in_flight = tracer_lock_held_by(&symbolizer_lock, self);
+	if (reports_in_flight != in_flight)
+		reports_in_flight = in_flight;
+	for (size_t i = 0; report_sites_used && i < MAX_REPORT_SITES; i++)
 		if (report_site_owner[i] && report_site_owner[i] != self)
 			report_site_owner[i] = NULL;
 	log_output_fork_child();

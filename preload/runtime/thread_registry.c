@@ -117,22 +117,20 @@ size_t thread_registry_snapshot(struct thread_state *self, struct thread_snapsho
 	return n;
 }
 
-static int taken_for_fork;
-
 void thread_registry_fork_prepare(struct thread_state *self)
 {
-	taken_for_fork = tracer_lock_fork_prepare(&registry, self);
+	tracer_lock_fork_prepare(&registry, self);
 }
 
 void thread_registry_fork_parent(void)
 {
-	tracer_lock_fork_parent(&registry, taken_for_fork);
+	tracer_lock_fork_parent(&registry);
 }
 
 /* The child has one thread: the one that forked. */
 void thread_registry_fork_child(struct thread_state *self)
 {
-	tracer_lock_fork_child(&registry, taken_for_fork, self);
+	tracer_lock_fork_child(&registry, self);
 	for (unsigned i = 0; i < nr_slots; i++)
 		threads[i] = 0;
 	nr_slots = 0;

@@ -217,26 +217,29 @@ void tracer_lock_reset(struct tracer_lock *l)
 	__atomic_store_n(&l->word, 0, __ATOMIC_RELEASE);
 }
 
-int tracer_lock_fork_prepare(struct tracer_lock *l, struct thread_state *self)
+void tracer_lock_fork_prepare(struct tracer_lock *l, struct thread_state *self)
 {
-	return acquire(l, self, 5000);
+	int taken = acquire(l, self, 5000);
+	if (l->taken_for_fork != taken)
+		l->taken_for_fork = taken;
 }
 
-void tracer_lock_fork_parent(struct tracer_lock *l, int taken)
+void tracer_lock_fork_parent(struct tracer_lock *l)
 {
-	if (taken)
+	if (l->taken_for_fork)
 		tracer_lock_release(l);
 }
 
-int tracer_lock_fork_child(struct tracer_lock *l, int taken, struct thread_state *self)
+int tracer_lock_fork_child(struct tracer_lock *l, struct thread_state *self)
 {
-	if (taken) {
+	if (l->taken_for_fork) {
 		tracer_lock_release(l);
 		return 0;
 	}
 	if (tracer_lock_held_by(l, self))
 		return 0;
 	int was_held = __atomic_load_n(&l->word, __ATOMIC_RELAXED) != 0;
-	tracer_lock_reset(l);
+	if (was_held)
+		tracer_lock_reset(l);
 	return was_held;
 }

@@ -35,9 +35,14 @@ struct tracer_lock {
 	int word;              /* 0 free, else the holder's thread id | a waiters bit */
 	uint32_t bit;          /* 1 << enum tracer_lock_id */
 	const char *name;      /* for messages */
+	/* Whether the last fork preparation took it: kept here, in the page
+	 * the acquisition writes anyway, rather than in a variable of the
+	 * caller's, which would be one more page written after each fork
+	 * (a copy-on-write fault in the parent or the child). */
+	int taken_for_fork;
 };
 
-#define TRACER_LOCK_INITIALIZER(id, n) { 0, 1u << (id), n }
+#define TRACER_LOCK_INITIALIZER(id, n) { 0, 1u << (id), n, 0 }
 
 /* Takes the lock for `self`. Returns 1 when taken, 0 when `self` already
  * holds it (re-entry from a signal handler): then nothing was taken and the
@@ -62,15 +67,17 @@ int tracer_lock_held_by(const struct tracer_lock *l, const struct thread_state *
 void tracer_lock_reset(struct tracer_lock *l);
 
 /* fork(): prepare takes the lock (waiting at most 5 s, so a thread stuck
- * in the host's allocator cannot hang the fork) and says whether it did;
- * the parent releases what prepare took; the child frees what prepare took
- * or what a vanished thread held, and returns 1 when the data the lock
- * protects may be half-updated (held by a thread that is gone), so the
- * caller can stop using it in the child. A lock this thread held when it
- * forked (fork() from a signal handler) stays with the code it interrupted. */
-int tracer_lock_fork_prepare(struct tracer_lock *l, struct thread_state *self);
-void tracer_lock_fork_parent(struct tracer_lock *l, int taken);
-int tracer_lock_fork_child(struct tracer_lock *l, int taken, struct thread_state *self);
+ * in the host's allocator cannot hang the fork) and notes in the lock
+ * whether it did; the parent releases what prepare took; the child frees
+ * what prepare took or what a vanished thread held, and returns 1 when the
+ * data the lock protects may be half-updated (held by a thread that is
+ * gone), so the caller can stop using it in the child. A lock this thread
+ * held when it forked (fork() from a signal handler) stays with the code it
+ * interrupted. None of them writes a page it does not have to: after fork
+ * every written page costs a copy-on-write fault. */
+void tracer_lock_fork_prepare(struct tracer_lock *l, struct thread_state *self);
+void tracer_lock_fork_parent(struct tracer_lock *l);
+int tracer_lock_fork_child(struct tracer_lock *l, struct thread_state *self);
 
 /* Futex helpers on a 32-bit word, for the few other waits of the tracer
  * (a report in flight). Raw syscalls: no cancellation point, no wrapper. */

@@ -133,21 +133,19 @@ size_t stack_depot_fetch(uint32_t id, const uintptr_t **frames)
 	return r->nr_frames;
 }
 
-static int depot_taken_for_fork;
-
 void stack_depot_fork_prepare(struct thread_state *self)
 {
-	depot_taken_for_fork = tracer_lock_fork_prepare(&depot_lock, self);
+	tracer_lock_fork_prepare(&depot_lock, self);
 }
 
 void stack_depot_fork_parent(void)
 {
-	tracer_lock_fork_parent(&depot_lock, depot_taken_for_fork);
+	tracer_lock_fork_parent(&depot_lock);
 }
 
 /* A record half-written by a vanished thread is not yet published: the
  * depot stays usable in the child whatever happened. */
 void stack_depot_fork_child(struct thread_state *self)
 {
-	tracer_lock_fork_child(&depot_lock, depot_taken_for_fork, self);
+	tracer_lock_fork_child(&depot_lock, self);
 }

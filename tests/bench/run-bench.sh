@@ -65,6 +65,8 @@ ROWS=(
 	"free_cost           nolock  1.10  malloc + free of 16-256 bytes, no lock in the heap"
 	"free_cost           lock    -     malloc + free, 1 in 8 blocks holding an initialized mutex"
 	"lfht_lookup         lookup  1.30  read side: read_lock, cds_lfht_lookup, read_unlock"
+	"fork_wait           fork    1.30  fork of a 3-thread process with 8 MiB of heap, child _exit(0), waitpid"
+	"spawn               spawn   1.25  posix_spawn of /bin/true (preloaded too), waitpid"
 )
 
 # A run taking longer than this (seconds) is killed and counts as failed:

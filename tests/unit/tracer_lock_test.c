@@ -93,13 +93,41 @@ Test(tracer_lock, fork_child_frees_what_a_vanished_thread_held)
 	struct thread_state *self = thread_state();
 	/* held by a thread that does not exist in the child */
 	l.word = 1;
-	cr_expect_eq(tracer_lock_fork_child(&l, 0, self), 1, "the data may be half-updated");
+	cr_expect_eq(tracer_lock_fork_child(&l, self), 1, "the data may be half-updated");
 	cr_expect(tracer_lock_acquire(&l, self));
+	tracer_lock_release(&l);
 	/* taken by prepare: released, data consistent */
-	cr_expect_eq(tracer_lock_fork_child(&l, 1, self), 0);
+	tracer_lock_fork_prepare(&l, self);
+	cr_expect(l.taken_for_fork && tracer_lock_held_by(&l, self));
+	cr_expect_eq(tracer_lock_fork_child(&l, self), 0);
+	cr_expect_not(tracer_lock_held_by(&l, self));
 	cr_expect(tracer_lock_acquire(&l, self));
-	/* held by the forking thread itself (fork in a signal handler): kept */
-	cr_expect_eq(tracer_lock_fork_child(&l, 0, self), 0);
+	/* held by the forking thread itself (fork in a signal handler): the
+	 * preparation could not take it again, and the child keeps it */
+	tracer_lock_fork_prepare(&l, self);
+	cr_expect_not(l.taken_for_fork);
+	cr_expect_eq(tracer_lock_fork_child(&l, self), 0);
+	cr_expect(tracer_lock_held_by(&l, self));
+	tracer_lock_release(&l);
+	/* free and not taken: left alone, nothing half-updated */
+	cr_expect_eq(tracer_lock_fork_child(&l, self), 0);
+	cr_expect_eq(l.word, 0);
+}
+
+Test(tracer_lock, fork_parent_releases_what_prepare_took)
+{
+	static struct tracer_lock l = TRACER_LOCK_INITIALIZER(TRACER_LOCK_CLASSES, "fork");
+	struct thread_state *self = thread_state();
+	tracer_lock_fork_prepare(&l, self);
+	cr_expect(tracer_lock_held_by(&l, self));
+	tracer_lock_fork_parent(&l);
+	cr_expect_not(tracer_lock_held_by(&l, self));
+	cr_expect_eq(l.word, 0);
+	/* held by this thread before the fork (a signal handler forked):
+	 * the parent's handler does not release what prepare did not take */
+	cr_expect(tracer_lock_acquire(&l, self));
+	tracer_lock_fork_prepare(&l, self);
+	tracer_lock_fork_parent(&l);
 	cr_expect(tracer_lock_held_by(&l, self));
 	tracer_lock_release(&l);
 }
