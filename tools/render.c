@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,20 +79,15 @@ static void collect(const struct splat *s, struct substitutions *subs)
 			want(subs, s, &s->locks[i].at);
 }
 
-static int is_hex_digit(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 /* The substitution whose raw form starts line[pos], a whole token. */
 static const struct substitution *match(const struct substitutions *subs, const char *line, size_t len, size_t pos)
 {
-	if (line[pos] != '0' || (pos && is_hex_digit(line[pos - 1])))
+	if (line[pos] != '0' || (pos && isxdigit((unsigned char)line[pos - 1])))
 		return NULL;
 	for (size_t i = 0; i < subs->n; i++) {
 		size_t n = strlen(subs->v[i].raw);
 		if (n <= len - pos && !strncmp(line + pos, subs->v[i].raw, n) &&
-		    (pos + n == len || !is_hex_digit(line[pos + n])))
+		    (pos + n == len || !isxdigit((unsigned char)line[pos + n])))
 			return &subs->v[i];
 	}
 	return NULL;
