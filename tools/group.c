@@ -123,7 +123,7 @@ void group_table_rekey(struct group_table *t, char *(*key_of)(const struct splat
 	free(old);
 }
 
-static int by_occurrence(const void *a, const void *b)
+int occurrence_cmp(const void *a, const void *b)
 {
 	const struct occurrence *x = a, *y = b;
 	if (x->run != y->run)
@@ -147,7 +147,7 @@ void group_table_finish(struct group_table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		struct group *g = t->v[i];
-		sort(g->occ, g->nocc, sizeof(*g->occ), by_occurrence);
+		sort(g->occ, g->nocc, sizeof(*g->occ), occurrence_cmp);
 		g->runs = g->processes = 0;
 		for (size_t o = 0; o < g->nocc; o++) {
 			if (o == 0 || g->occ[o].run != g->occ[o - 1].run) {

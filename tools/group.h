@@ -40,6 +40,9 @@ struct occurrence {
 	int pid;              /* process, from the splat's header line */
 };
 
+/* qsort() order of occurrences: by run, then pid. */
+int occurrence_cmp(const void *a, const void *b);
+
 struct group {
 	char *key;
 	struct splat rep;     /* the representative: the first one seen */

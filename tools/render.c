@@ -69,14 +69,12 @@ static void want(struct substitutions *subs, const struct splat *s, const struct
 
 static void collect(const struct splat *s, struct substitutions *subs)
 {
+	size_t n;
+	struct frame **frames = splat_frames(s, &n);
 	subs->n = 0;
-	if (s->has_site)
-		want(subs, s, &s->site);
-	for (size_t i = 0; i < s->ntrace; i++)
-		want(subs, s, &s->trace[i]);
-	for (size_t i = 0; i < s->nlocks; i++)
-		if (s->locks[i].has_at)
-			want(subs, s, &s->locks[i].at);
+	for (size_t i = 0; i < n; i++)
+		want(subs, s, frames[i]);
+	free(frames);
 }
 
 /* The substitution whose raw form starts line[pos], a whole token. */

@@ -46,6 +46,20 @@ struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char 
 	return l;
 }
 
+struct frame **splat_frames(const struct splat *s, size_t *n)
+{
+	struct frame **v = xcalloc(1 + s->ntrace + s->nlocks, sizeof(*v));
+	*n = 0;
+	if (s->has_site)
+		v[(*n)++] = (struct frame *)&s->site;
+	for (size_t i = 0; i < s->ntrace; i++)
+		v[(*n)++] = &s->trace[i];
+	for (size_t i = 0; i < s->nlocks; i++)
+		if (s->locks[i].has_at)
+			v[(*n)++] = &s->locks[i].at;
+	return v;
+}
+
 const char *path_basename(const char *path)
 {
 	const char *slash = strrchr(path, '/');
