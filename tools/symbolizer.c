@@ -133,7 +133,6 @@ static char *capture(struct symbolizer *s, char *const argv[], const char *modul
 	}
 	close(out[1]);
 	struct strbuf b = { 0 };
-	sb_puts(&b, "");
 	double deadline = monotonic_seconds() + s->deadline;
 	int killed = 0;
 	for (;;) {
@@ -184,12 +183,7 @@ static char *capture(struct symbolizer *s, char *const argv[], const char *modul
 
 static int is_address_line(const char *l)
 {
-	if (l[0] != '0' || l[1] != 'x' || !l[2])
-		return 0;
-	for (l += 2; *l; l++)
-		if (!((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f')))
-			return 0;
-	return 1;
+	return !strncmp(l, "0x", 2) && l[2] && strspn(l + 2, "0123456789abcdef") == strlen(l + 2);
 }
 
 /* addr2line prints the absolute path; relative to the current directory
@@ -206,7 +200,7 @@ static char *clean_source(const char *loc)
 	size_t n;
 	if (getcwd(cwd, sizeof(cwd)) && (n = strlen(cwd)) > 1 && !strncmp(s, cwd, n) && s[n] == '/')
 		memmove(s, s + n + 1, strlen(s + n + 1) + 1);
-	if (strlen(s) >= 2 && !strcmp(s + strlen(s) - 2, ":0")) {
+	if (ends_with(s, ":0")) {
 		free(s);   /* a file without a line tells nothing */
 		return NULL;
 	}
@@ -327,15 +321,14 @@ static void symbolize_module(struct symbolizer *s, const char *path, struct sym_
 static char *symbol_listing(struct symbolizer *s, const char *path)
 {
 	char *symtab[] = { "nm", "-S", "--defined-only", (char *)path, NULL };
-	char *out = capture(s, symtab, path);
-	if (out && *out)
-		return out;
-	free(out);
 	char *dynsym[] = { "nm", "-D", "-S", "--defined-only", (char *)path, NULL };
-	out = capture(s, dynsym, path);
-	if (out && *out)
-		return out;
-	free(out);
+	char **tables[] = { symtab, dynsym };
+	for (size_t i = 0; i < 2; i++) {
+		char *out = capture(s, tables[i], path);
+		if (out && *out)
+			return out;
+		free(out);
+	}
 	return NULL;
 }
 
