@@ -172,7 +172,6 @@ int records_file_read(const char *path, void (*on_record)(const json_t *v, void 
 			continue;
 		if (got <= 0)
 			break;   /* a read error ends the file: what was read counts */
-		out->bytes += (unsigned long long)got;
 		for (const char *p = buf, *end = buf + got; p < end;) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
 			size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
