@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "util.h"
 
-static void out_of_memory(void)
+void out_of_memory(void)
 {
 	static const char msg[] = "lockdep-rcu: out of memory\n";
 	if (write(2, msg, sizeof(msg) - 1) < 0)
