@@ -106,7 +106,7 @@ int record_read_report(const json_t *v, struct splat *s)
 		const char *name = json_string_value(json_object_get(item, "name"));
 		if (!role || !name)
 			continue;
-		struct splat_lock *lock = splat_add_lock(s, role, name);
+		struct splat_lock *lock = splat_add_lock(s, role, name, strlen(name));
 		lock->kind = optional_string(item, "kind");
 		const json_t *at = json_object_get(item, "acquired_at");
 		if (json_is_object(at)) {

@@ -36,13 +36,13 @@ void splat_free(struct splat *s)
 	memset(s, 0, sizeof(*s));
 }
 
-struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char *name)
+struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char *name, size_t name_len)
 {
 	grow(&s->locks, &s->locks_cap, s->nlocks + 1, sizeof(*s->locks));
 	struct splat_lock *l = &s->locks[s->nlocks++];
 	memset(l, 0, sizeof(*l));
 	l->role = xstrdup(role);
-	l->name = xstrdup(name);
+	l->name = xstrndup(name, name_len);
 	return l;
 }
 

@@ -58,7 +58,8 @@ struct splat {
 
 void splat_free(struct splat *s);
 void frame_free(struct frame *f);
-struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char *name);
+/* Adds a lock named name[0..name_len). */
+struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char *name, size_t name_len);
 /* The frames the report names: its site, its Call Trace, where each lock
  * was taken (a new array of *n, the caller frees it). Like strchr(), it
  * gives a const report's frames to a caller that owns them. */

@@ -381,9 +381,7 @@ static struct splat_lock *parse_lock_line(struct splat *s, const char *line, con
 	const char *close = brace ? brace : at;
 	if (close[-1] != ')' || close - 1 <= open)
 		return NULL;
-	char *name = xstrndup(open + 1, (size_t)(close - 1 - open - 1));
-	struct splat_lock *lock = splat_add_lock(s, role, name);
-	free(name);
+	struct splat_lock *lock = splat_add_lock(s, role, open + 1, (size_t)(close - 1 - open - 1));
 	if (brace && at[-1] == '}')
 		lock->kind = xstrndup(brace + 1, (size_t)(at - 1 - brace - 1));
 	const char *frame = at + 6;
@@ -441,6 +439,15 @@ static void copy_frame(struct frame *to, const struct frame *from)
 		to->source = xstrdup(from->source);
 }
 
+/* Adds the lock named in text from its first '(' to its last ')'; NULL
+ * when there is none (or no text). */
+static struct splat_lock *add_parenthesized(struct splat *s, const char *role, const char *text)
+{
+	const char *open = text ? strchr(text, '(') : NULL;
+	const char *close = open ? strrchr(open, ')') : NULL;
+	return close ? splat_add_lock(s, role, open + 1, (size_t)(close - open - 1)) : NULL;
+}
+
 /* The chain's locks in the record's order: "-> #0" first. */
 static void parse_chain(struct splat *s, const struct lines *l, size_t end)
 {
@@ -462,9 +469,7 @@ static void parse_chain(struct splat *s, const struct lines *l, size_t end)
 				close = open ? strrchr(open, ')') : NULL;
 			if (!open || !close)
 				continue;
-			char *name = xstrndup(open + 1, (size_t)(close - open - 1));
-			struct splat_lock *lock = splat_add_lock(s, "chain", name);
-			free(name);
+			struct splat_lock *lock = splat_add_lock(s, "chain", open + 1, (size_t)(close - open - 1));
 			if (close[1] == '{' && strchr(close, '}'))
 				lock->kind = xstrndup(close + 2, (size_t)(strchr(close, '}') - close - 2));
 			break;
@@ -478,18 +483,12 @@ static void parse_locks(struct splat *s, const struct lines *l, size_t end)
 	const char *message = l->n > 4 ? l->v[4] : "";
 	if (!strcmp(s->kind, "bad_unlock")) {
 		/* "comm/12 is trying to release lock (NAME) at:" */
-		const char *open = strstr(message, "release lock (");
-		const char *close = open ? strrchr(open, ')') : NULL;
-		if (open && close) {
-			char *name = xstrndup(open + 14, (size_t)(close - open - 14));
-			struct splat_lock *lock = splat_add_lock(s, "released", name);
-			free(name);
-			for (size_t i = 4; i + 1 < end; i++)
-				if (ends_with(l->v[i], "which took it at:")) {
-					frame_parse(l->v[i + 1], strlen(l->v[i + 1]), &lock->at);
-					lock->has_at = 1;
-				}
-		}
+		struct splat_lock *lock = add_parenthesized(s, "released", strstr(message, "release lock ("));
+		for (size_t i = 4; lock && i + 1 < end; i++)
+			if (ends_with(l->v[i], "which took it at:")) {
+				frame_parse(l->v[i + 1], strlen(l->v[i + 1]), &lock->at);
+				lock->has_at = 1;
+			}
 	}
 	for (size_t i = 4; i + 1 < end; i++) {
 		if (ends_with(l->v[i], "is trying to acquire lock:") || ends_with(l->v[i], " is trying to acquire:") ||
@@ -506,7 +505,8 @@ static void parse_locks(struct splat *s, const struct lines *l, size_t end)
 		} else if (ends_with(l->v[i], " state was registered at:") && s->nlocks) {
 			/* inconsistent lock state: the other usage of the lock
 			 * being acquired, where it was first seen */
-			struct splat_lock *lock = splat_add_lock(s, "usage", s->locks[s->nlocks - 1].name);
+			const char *name = s->locks[s->nlocks - 1].name;
+			struct splat_lock *lock = splat_add_lock(s, "usage", name, strlen(name));
 			frame_parse(l->v[i + 1], strlen(l->v[i + 1]), &lock->at);
 			lock->has_at = 1;
 		} else if (ends_with(l->v[i], " lock in the past:") ||
@@ -514,13 +514,7 @@ static void parse_locks(struct splat *s, const struct lines *l, size_t end)
 			   (starts_with(l->v[i], "to a ") && ends_with(l->v[i], "-unsafe lock:"))) {
 			/* the locks at the two ends of a signal-safe -> unsafe
 			 * dependency: " (NAME)" */
-			const char *open = strchr(l->v[i + 1], '(');
-			const char *close = open ? strrchr(open, ')') : NULL;
-			if (open && close) {
-				char *name = xstrndup(open + 1, (size_t)(close - open - 1));
-				splat_add_lock(s, "chain", name);
-				free(name);
-			}
+			add_parenthesized(s, "chain", l->v[i + 1]);
 		}
 	}
 	parse_chain(s, l, end);
