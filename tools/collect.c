@@ -594,10 +594,9 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 	}
 	if (!n)
 		return;
+	/* one request per distinct (module, offset), those of one module together */
 	sort(refs, n, sizeof(*refs), by_module_offset);
-	/* one request per distinct (module, offset) */
 	struct sym_request *reqs = xcalloc(n, sizeof(*reqs));
-	struct sym_request **ptrs = xcalloc(n, sizeof(*ptrs));
 	size_t nreq = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || by_module_offset(&refs[i - 1], &refs[i])) {
@@ -605,7 +604,6 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 			reqs[nreq].path = refs[i].path;
 			/* frames are return addresses: the call is the byte before */
 			reqs[nreq].address = refs[i].frame->offset - 1;
-			ptrs[nreq] = &reqs[nreq];
 			nreq++;
 		}
 		refs[i].req = &reqs[nreq - 1];
@@ -622,7 +620,7 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 			free(dir);
 		}
 	symbolizer_add_default_dirs(&sym);
-	symbolize_requests(&sym, ptrs, nreq);
+	symbolize_requests(&sym, reqs, nreq);
 	for (size_t i = 0; i < n; i++) {
 		struct sym_request *r = refs[i].req;
 		struct frame *f = refs[i].frame;
@@ -639,7 +637,6 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 	for (size_t i = 0; i < nreq; i++)
 		sym_request_free(&reqs[i]);
 	free(reqs);
-	free(ptrs);
 	free(refs);
 	symbolizer_free(&sym);
 }
