@@ -132,10 +132,8 @@ static void add_splat(struct scan_ctx *x, struct splat *s)
 {
 	if (x->run == (size_t)-1)
 		x->run = run_of(x->c, x->file);
-	int pid = s->pid;
 	x->c->from_records += s->from_record;
-	char *key = bug_key(s);
-	group_add(&x->c->groups, key, s, x->file, x->run, pid);
+	group_add(&x->c->groups, bug_key(s), s, x->file, x->run, s->pid);
 	x->c->splats++;
 }
 
@@ -232,31 +230,36 @@ static void note_garbage(struct collection *c, const char *path, const struct lo
 	sb_free(&what);
 }
 
-/* Found by walking a directory, a file that cannot be read gets a note;
- * named on the command line (explicit), it is the caller's error: -1 and
- * *why. */
-static int cannot_read(struct collection *c, const char *path, int explicit, const char *why, const char **out)
+/* Opens a log or records file not read yet (a log and its records named
+ * both, or one named twice, are read once): the descriptor, or -1 and
+ * *status to return. A file that cannot be read, found by walking a
+ * directory, gets a note; named on the command line (explicit), it is the
+ * caller's error: -1 and *why. */
+static int open_unread(struct collection *c, const char *path, int explicit, const char **why, int *status)
 {
-	if (explicit) {
-		*out = why;
+	const char *open_why;
+	int fd = log_file_open(path, explicit, &open_why);
+	*status = 0;
+	if (fd < 0) {
+		if (explicit) {
+			*why = open_why;
+			*status = -1;
+		} else {
+			collection_note(c, path, "cannot read: %s, skipped", open_why);
+		}
 		return -1;
 	}
-	collection_note(c, path, "cannot read: %s, skipped", why);
-	return 0;
-}
-
-/* Whether the file open on fd was read already (and remembers it). */
-static int read_before(struct collection *c, int fd)
-{
 	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return 0;
+		return fd;
 	for (size_t i = 0; i < c->nread; i++)
-		if (c->read[i].dev == st.st_dev && c->read[i].ino == st.st_ino)
-			return 1;
+		if (c->read[i].dev == st.st_dev && c->read[i].ino == st.st_ino) {
+			close(fd);
+			return -1;
+		}
 	grow(&c->read, &c->read_cap, c->nread + 1, sizeof(*c->read));
 	c->read[c->nread++] = (struct file_id){ st.st_dev, st.st_ino };
-	return 0;
+	return fd;
 }
 
 static void note_count(struct collection *c, const char *path, size_t n, const char *one, const char *many)
@@ -312,14 +315,10 @@ static void scan_ctx_free(struct scan_ctx *x)
 
 static int collect_log(struct collection *c, const char *path, int explicit, const char **why)
 {
-	const char *open_why;
-	int fd = log_file_open(path, explicit, &open_why);
+	int status;
+	int fd = open_unread(c, path, explicit, why, &status);
 	if (fd < 0)
-		return cannot_read(c, path, explicit, open_why, why);
-	if (read_before(c, fd)) {
-		close(fd);
-		return 0;
-	}
+		return status;
 	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
 	char *records_path = xasprintf("%s%s", path, RECORDS_SUFFIX);
 	struct stat st;
@@ -333,7 +332,6 @@ static int collect_log(struct collection *c, const char *path, int explicit, con
 	size_t from_records_only = add_unpaired(&x);
 	scan_ctx_free(&x);
 	struct log_scan scan = log.scan;
-	int status = 0;
 	if (failed) {
 		if (explicit) {
 			*why = strerror(read_errno);
@@ -389,14 +387,11 @@ out:
  * records. */
 static int collect_records_alone(struct collection *c, const char *path, int explicit, const char **why)
 {
-	const char *open_why;
-	int fd = log_file_open(path, explicit, &open_why);
+	int status;
+	int fd = open_unread(c, path, explicit, why, &status);
 	if (fd < 0)
-		return cannot_read(c, path, explicit, open_why, why);
-	int again = read_before(c, fd);
+		return status;
 	close(fd);
-	if (again)
-		return 0;
 	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
 	size_t lock_stats_before = c->lock_stats.records;
 	if (read_records(&x, path)) {
