@@ -125,19 +125,6 @@ static void emit(const char *buf, size_t start, size_t end, const struct log_cal
 	out->splats++;
 }
 
-/* At the end of the buffer: "Call Trace:" with no frame after it is a
- * report cut right there (followed by anything else, it was complete: the
- * tracer writes a report at once, and the unwinder found no frame). */
-static void emit_or_cut(const char *buf, size_t start, size_t end, size_t trace_start,
-			const struct log_callbacks *cb, void *ctx, struct log_scan *out)
-{
-	if (end == trace_start) {
-		out->truncated++;
-		return;
-	}
-	emit(buf, start, end, cb, ctx, out);
-}
-
 size_t log_scan_part(const char *buf, size_t len, int final, const struct log_callbacks *cb, void *ctx,
 		     struct log_scan *out, int *in_report)
 {
@@ -212,9 +199,12 @@ size_t log_scan_part(const char *buf, size_t len, int final, const struct log_ca
 	}
 	if (!final && state != OUTSIDE)
 		goto more;   /* more frames may follow */
-	if (state == TRACE)
-		emit_or_cut(buf, start, end, trace_start, cb, ctx, out);
-	else if (state == BODY)
+	/* At the end of the buffer, "Call Trace:" with no frame after it is a
+	 * report cut right there (followed by anything else, it was complete:
+	 * the tracer writes a report at once, and the unwinder found no frame). */
+	if (state == TRACE && end > trace_start)
+		emit(buf, start, end, cb, ctx, out);
+	else if (state != OUTSIDE)
 		out->truncated++;
 	return len;
 more:
