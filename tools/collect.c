@@ -22,17 +22,15 @@ void collection_init(struct collection *c)
 
 void collection_note(struct collection *c, const char *path, const char *fmt, ...)
 {
-	struct strbuf b = { 0 };
 	va_list ap;
 	va_start(ap, fmt);
 	char *what;
 	if (vasprintf(&what, fmt, ap) < 0)
 		what = NULL;
 	va_end(ap);
-	sb_printf(&b, "%s: %s", path, what ? what : fmt);
-	free(what);
 	grow(&c->notes, &c->notes_cap, c->nnotes + 1, sizeof(*c->notes));
-	c->notes[c->nnotes++] = sb_detach(&b);
+	c->notes[c->nnotes++] = xasprintf("%s: %s", path, what ? what : fmt);
+	free(what);
 }
 
 static char *dir_of(const char *path)
@@ -98,13 +96,11 @@ static void remember_module(struct collection *c, const struct frame *f)
 
 static void remember_modules(struct collection *c, const struct splat *s)
 {
-	if (s->has_site)
-		remember_module(c, &s->site);
-	for (size_t i = 0; i < s->ntrace; i++)
-		remember_module(c, &s->trace[i]);
-	for (size_t i = 0; i < s->nlocks; i++)
-		if (s->locks[i].has_at)
-			remember_module(c, &s->locks[i].at);
+	size_t n;
+	struct frame **frames = splat_frames(s, &n);
+	for (size_t i = 0; i < n; i++)
+		remember_module(c, frames[i]);
+	free(frames);
 }
 
 static void on_record(const json_t *v, void *ctx)
@@ -136,10 +132,8 @@ static void add_splat(struct scan_ctx *x, struct splat *s)
 {
 	if (x->run == (size_t)-1)
 		x->run = run_of(x->c, x->file);
-	int pid = s->pid;
 	x->c->from_records += s->from_record;
-	char *key = bug_key(s);
-	group_add(&x->c->groups, key, s, x->file, x->run, pid);
+	group_add(&x->c->groups, bug_key(s), s, x->file, x->run, s->pid);
 	x->c->splats++;
 }
 
@@ -236,31 +230,36 @@ static void note_garbage(struct collection *c, const char *path, const struct lo
 	sb_free(&what);
 }
 
-/* Found by walking a directory, a file that cannot be read gets a note;
- * named on the command line (explicit), it is the caller's error: -1 and
- * *why. */
-static int cannot_read(struct collection *c, const char *path, int explicit, const char *why, const char **out)
+/* Opens a log or records file not read yet (a log and its records named
+ * both, or one named twice, are read once): the descriptor, or -1 and
+ * *status to return. A file that cannot be read, found by walking a
+ * directory, gets a note; named on the command line (explicit), it is the
+ * caller's error: -1 and *why. */
+static int open_unread(struct collection *c, const char *path, int explicit, const char **why, int *status)
 {
-	if (explicit) {
-		*out = why;
+	const char *open_why;
+	int fd = log_file_open(path, explicit, &open_why);
+	*status = 0;
+	if (fd < 0) {
+		if (explicit) {
+			*why = open_why;
+			*status = -1;
+		} else {
+			collection_note(c, path, "cannot read: %s, skipped", open_why);
+		}
 		return -1;
 	}
-	collection_note(c, path, "cannot read: %s, skipped", why);
-	return 0;
-}
-
-/* Whether the file open on fd was read already (and remembers it). */
-static int read_before(struct collection *c, int fd)
-{
 	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return 0;
+		return fd;
 	for (size_t i = 0; i < c->nread; i++)
-		if (c->read[i].dev == st.st_dev && c->read[i].ino == st.st_ino)
-			return 1;
+		if (c->read[i].dev == st.st_dev && c->read[i].ino == st.st_ino) {
+			close(fd);
+			return -1;
+		}
 	grow(&c->read, &c->read_cap, c->nread + 1, sizeof(*c->read));
 	c->read[c->nread++] = (struct file_id){ st.st_dev, st.st_ino };
-	return 0;
+	return fd;
 }
 
 static void note_count(struct collection *c, const char *path, size_t n, const char *one, const char *many)
@@ -316,14 +315,10 @@ static void scan_ctx_free(struct scan_ctx *x)
 
 static int collect_log(struct collection *c, const char *path, int explicit, const char **why)
 {
-	const char *open_why;
-	int fd = log_file_open(path, explicit, &open_why);
+	int status;
+	int fd = open_unread(c, path, explicit, why, &status);
 	if (fd < 0)
-		return cannot_read(c, path, explicit, open_why, why);
-	if (read_before(c, fd)) {
-		close(fd);
-		return 0;
-	}
+		return status;
 	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
 	char *records_path = xasprintf("%s%s", path, RECORDS_SUFFIX);
 	struct stat st;
@@ -337,7 +332,6 @@ static int collect_log(struct collection *c, const char *path, int explicit, con
 	size_t from_records_only = add_unpaired(&x);
 	scan_ctx_free(&x);
 	struct log_scan scan = log.scan;
-	int status = 0;
 	if (failed) {
 		if (explicit) {
 			*why = strerror(read_errno);
@@ -393,14 +387,11 @@ out:
  * records. */
 static int collect_records_alone(struct collection *c, const char *path, int explicit, const char **why)
 {
-	const char *open_why;
-	int fd = log_file_open(path, explicit, &open_why);
+	int status;
+	int fd = open_unread(c, path, explicit, why, &status);
 	if (fd < 0)
-		return cannot_read(c, path, explicit, open_why, why);
-	int again = read_before(c, fd);
+		return status;
 	close(fd);
-	if (again)
-		return 0;
 	struct scan_ctx x = { .c = c, .file = path, .run = (size_t)-1 };
 	size_t lock_stats_before = c->lock_stats.records;
 	if (read_records(&x, path)) {
@@ -445,12 +436,6 @@ static int collect_record(struct collection *c, const char *path, int explicit, 
 	return 0;
 }
 
-static int is_record(const char *name)
-{
-	const char *base = strrchr(name, '/');
-	return !strcmp(base ? base + 1 : name, RUN_RECORD_NAME);
-}
-
 /* A records file is read with its log, not on its own: both name the
  * same reports. */
 static int collect_records_file(struct collection *c, const char *path, int explicit, const char **why)
@@ -466,9 +451,14 @@ static int collect_records_file(struct collection *c, const char *path, int expl
 	return status;
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b)
+/* A run record, a records file or a log. */
+static int collect_file(struct collection *c, const char *path, int explicit, const char **why)
 {
-	return strcmp((*a)->d_name, (*b)->d_name);
+	if (!strcmp(path_basename(path), RUN_RECORD_NAME))
+		return collect_record(c, path, explicit, why);
+	if (ends_with(path, RECORDS_SUFFIX))
+		return collect_records_file(c, path, explicit, why);
+	return collect_log(c, path, explicit, why);
 }
 
 /* depth 0: the directory named on the command line. */
@@ -479,7 +469,8 @@ static int walk(struct collection *c, const char *dir, int depth, const char **w
 		return 0;
 	}
 	struct dirent **names;
-	int n = scandir(dir, &names, NULL, by_name);
+	/* alphasort: strcoll(), byte order in the C locale (the command sets no other) */
+	int n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0) {
 		if (depth == 0) {
 			*why = strerror(errno);
@@ -497,12 +488,8 @@ static int walk(struct collection *c, const char *dir, int depth, const char **w
 			if (lstat(path, &st) == 0) {
 				if (S_ISDIR(st.st_mode))
 					walk(c, path, depth + 1, why);
-				else if (S_ISREG(st.st_mode) && is_record(name))
-					collect_record(c, path, 0, why);
-				else if (S_ISREG(st.st_mode) && ends_with(name, RECORDS_SUFFIX))
-					collect_records_file(c, path, 0, why);
 				else if (S_ISREG(st.st_mode) && !ends_with(name, ".out"))
-					collect_log(c, path, 0, why);   /* .out: program output kept by stress */
+					collect_file(c, path, 0, why);   /* .out: program output kept by stress */
 			}
 			free(path);
 		}
@@ -542,13 +529,7 @@ int collect_path(struct collection *c, const char *path, const char **why)
 		*why = strerror(errno);
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode))
-		return walk(c, path, 0, why);
-	if (is_record(path))
-		return collect_record(c, path, 1, why);
-	if (ends_with(path, RECORDS_SUFFIX))
-		return collect_records_file(c, path, 1, why);
-	return collect_log(c, path, 1, why);
+	return S_ISDIR(st.st_mode) ? walk(c, path, 0, why) : collect_file(c, path, 1, why);
 }
 
 /* ---- finishing: symbolize, regroup, suppress ------------------------------ */
@@ -600,21 +581,17 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 	struct frame_ref *refs = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t g = 0; g < c->groups.n; g++) {
-		struct splat *s = &c->groups.v[g]->rep;
-		if (s->has_site)
-			want(c, &refs, &n, &cap, &s->site);
-		for (size_t i = 0; i < s->ntrace; i++)
-			want(c, &refs, &n, &cap, &s->trace[i]);
-		for (size_t i = 0; i < s->nlocks; i++)
-			if (s->locks[i].has_at)
-				want(c, &refs, &n, &cap, &s->locks[i].at);
+		size_t nframes;
+		struct frame **frames = splat_frames(&c->groups.v[g]->rep, &nframes);
+		for (size_t i = 0; i < nframes; i++)
+			want(c, &refs, &n, &cap, frames[i]);
+		free(frames);
 	}
 	if (!n)
 		return;
+	/* one request per distinct (module, offset), those of one module together */
 	sort(refs, n, sizeof(*refs), by_module_offset);
-	/* one request per distinct (module, offset) */
 	struct sym_request *reqs = xcalloc(n, sizeof(*reqs));
-	struct sym_request **ptrs = xcalloc(n, sizeof(*ptrs));
 	size_t nreq = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || by_module_offset(&refs[i - 1], &refs[i])) {
@@ -622,7 +599,6 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 			reqs[nreq].path = refs[i].path;
 			/* frames are return addresses: the call is the byte before */
 			reqs[nreq].address = refs[i].frame->offset - 1;
-			ptrs[nreq] = &reqs[nreq];
 			nreq++;
 		}
 		refs[i].req = &reqs[nreq - 1];
@@ -639,7 +615,7 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 			free(dir);
 		}
 	symbolizer_add_default_dirs(&sym);
-	symbolize_requests(&sym, ptrs, nreq);
+	symbolize_requests(&sym, reqs, nreq);
 	for (size_t i = 0; i < n; i++) {
 		struct sym_request *r = refs[i].req;
 		struct frame *f = refs[i].frame;
@@ -656,49 +632,36 @@ static void symbolize_groups(struct collection *c, const struct collect_options 
 	for (size_t i = 0; i < nreq; i++)
 		sym_request_free(&reqs[i]);
 	free(reqs);
-	free(ptrs);
 	free(refs);
 	symbolizer_free(&sym);
 }
 
-static void add_name(const char ***names, size_t *n, size_t *cap, const char *name)
+/* Whether a suppression pattern matches a function the frame names
+ * (functions inlined there too). */
+static int frame_suppressed(const char *kind, const struct frame *f)
 {
-	if (!name)
-		return;
-	grow(names, cap, *n + 1, sizeof(**names));
-	(*names)[(*n)++] = name;
+	const char *name = f->function;
+	int match = suppressions_match(kind, &name, 1);
+	if (match || !f->inlined)
+		return match;
+	char *copy = xstrdup(f->inlined), *save = NULL;
+	for (name = strtok_r(copy, " <", &save); name && !match; name = strtok_r(NULL, " <", &save))
+		match = suppressions_match(kind, &name, 1);
+	free(copy);
+	return match;
 }
 
-/* The function names a suppression pattern is matched against: every frame
- * of the Call Trace (inlined functions too), the site and, since a
- * thread-end report's stack is only start_thread, where each lock was
- * taken. */
+/* The frames a suppression pattern is matched against: every frame of the
+ * Call Trace, the site and, since a thread-end report's stack is only
+ * start_thread, where each lock was taken. */
 static int suppressed(const struct splat *s)
 {
-	const char **names = NULL;
-	size_t n = 0, cap = 0;
-	char **split = NULL;
-	size_t nsplit = 0, split_cap = 0;
-	for (size_t i = 0; i <= s->ntrace + s->nlocks; i++) {
-		const struct frame *f = i < s->ntrace ? &s->trace[i] :
-			i < s->ntrace + s->nlocks ? (s->locks[i - s->ntrace].has_at ? &s->locks[i - s->ntrace].at : NULL) :
-			(s->has_site ? &s->site : NULL);
-		if (!f)
-			continue;
-		add_name(&names, &n, &cap, f->function);
-		if (f->inlined) {
-			char *copy = xstrdup(f->inlined), *save = NULL;
-			grow(&split, &split_cap, nsplit + 1, sizeof(*split));
-			split[nsplit++] = copy;
-			for (char *t = strtok_r(copy, " <", &save); t; t = strtok_r(NULL, " <", &save))
-				add_name(&names, &n, &cap, t);
-		}
-	}
-	int match = suppressions_match(s->kind, names, n);
-	for (size_t i = 0; i < nsplit; i++)
-		free(split[i]);
-	free(split);
-	free(names);
+	size_t n;
+	struct frame **frames = splat_frames(s, &n);
+	int match = 0;
+	for (size_t i = 0; i < n && !match; i++)
+		match = frame_suppressed(s->kind, frames[i]);
+	free(frames);
 	return match;
 }
 
@@ -723,20 +686,22 @@ void collection_finish(struct collection *c, const struct collect_options *o)
 	}
 }
 
-size_t collection_hangs(const struct collection *c)
+static size_t runs_ended(const struct collection *c, enum run_result result)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < c->nruns; i++)
-		n += c->runs[i].has_record && c->runs[i].record.result == RESULT_TIMEOUT;
+		n += c->runs[i].has_record && c->runs[i].record.result == result;
 	return n;
+}
+
+size_t collection_hangs(const struct collection *c)
+{
+	return runs_ended(c, RESULT_TIMEOUT);
 }
 
 size_t collection_crashes(const struct collection *c)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < c->nruns; i++)
-		n += c->runs[i].has_record && c->runs[i].record.result == RESULT_SIGNAL;
-	return n;
+	return runs_ended(c, RESULT_SIGNAL);
 }
 
 size_t collection_bugs(const struct collection *c)
@@ -756,14 +721,6 @@ size_t collection_reports(const struct collection *c)
 	return n;
 }
 
-static int by_run_pid(const void *a, const void *b)
-{
-	const struct occurrence *x = a, *y = b;
-	if (x->run != y->run)
-		return x->run < y->run ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
 size_t collection_processes(const struct collection *c)
 {
 	size_t n = 0, cap = 0, distinct = 0;
@@ -776,9 +733,9 @@ size_t collection_processes(const struct collection *c)
 		memcpy(all + n, gr->occ, gr->nocc * sizeof(*all));
 		n += gr->nocc;
 	}
-	sort(all, n, sizeof(*all), by_run_pid);
+	sort(all, n, sizeof(*all), occurrence_cmp);
 	for (size_t i = 0; i < n; i++)
-		distinct += i == 0 || by_run_pid(&all[i - 1], &all[i]) != 0;
+		distinct += i == 0 || occurrence_cmp(&all[i - 1], &all[i]) != 0;
 	free(all);
 	return distinct;
 }

@@ -1,53 +1,39 @@
+#define _GNU_SOURCE
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include "group.h"
 
-static size_t hash(const char *s)
+static void free_nothing(void *group)
 {
-	size_t h = 1469598103934665603ull;   /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	(void)group;   /* the groups are v's */
 }
 
-static void reindex(struct group_table *t)
+static int by_key(const void *a, const void *b)
 {
-	free(t->slots);
-	t->nslots = 16;
-	while (t->nslots < t->n * 2 + 2)
-		t->nslots *= 2;
-	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
-	for (size_t i = 0; i < t->n; i++) {
-		size_t h = hash(t->v[i]->key) & (t->nslots - 1);
-		while (t->slots[h])
-			h = (h + 1) & (t->nslots - 1);
-		t->slots[h] = i + 1;
-	}
+	return strcmp(((const struct group *)a)->key, ((const struct group *)b)->key);
 }
 
-/* Appends g and indexes it, growing the index to keep it at most half full. */
 static void append(struct group_table *t, struct group *g)
 {
 	grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v));
 	t->v[t->n++] = g;
-	if (t->n * 2 + 2 > t->nslots) {
-		reindex(t);
-		return;
-	}
-	size_t h = hash(g->key) & (t->nslots - 1);
-	while (t->slots[h])
-		h = (h + 1) & (t->nslots - 1);
-	t->slots[h] = t->n;
+	if (!tsearch(g, &t->index, by_key))
+		out_of_memory();
 }
 
 static struct group *find(struct group_table *t, const char *key)
 {
-	if (!t->nslots)
-		return NULL;
-	for (size_t h = hash(key) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
-		if (!strcmp(t->v[t->slots[h] - 1]->key, key))
-			return t->v[t->slots[h] - 1];
-	return NULL;
+	struct group probe = { .key = (char *)key };
+	struct group **hit = tfind(&probe, &t->index, by_key);
+	return hit ? *hit : NULL;
+}
+
+/* The index points to the groups, not into v: only a rekey rebuilds it. */
+static void forget_index(struct group_table *t)
+{
+	tdestroy(t->index, free_nothing);
+	t->index = NULL;
 }
 
 static void add_occurrence(struct group *g, size_t run, int pid)
@@ -105,7 +91,7 @@ void group_table_rekey(struct group_table *t, char *(*key_of)(const struct splat
 	size_t n = t->n;
 	t->v = NULL;
 	t->cap = t->n = 0;
-	reindex(t);
+	forget_index(t);
 	for (size_t i = 0; i < n; i++) {
 		struct group *g = old[i];
 		free(g->key);
@@ -123,7 +109,7 @@ void group_table_rekey(struct group_table *t, char *(*key_of)(const struct splat
 	free(old);
 }
 
-static int by_occurrence(const void *a, const void *b)
+int occurrence_cmp(const void *a, const void *b)
 {
 	const struct occurrence *x = a, *y = b;
 	if (x->run != y->run)
@@ -147,7 +133,7 @@ void group_table_finish(struct group_table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		struct group *g = t->v[i];
-		sort(g->occ, g->nocc, sizeof(*g->occ), by_occurrence);
+		sort(g->occ, g->nocc, sizeof(*g->occ), occurrence_cmp);
 		g->runs = g->processes = 0;
 		for (size_t o = 0; o < g->nocc; o++) {
 			if (o == 0 || g->occ[o].run != g->occ[o - 1].run) {
@@ -159,7 +145,6 @@ void group_table_finish(struct group_table *t)
 		}
 	}
 	sort(t->v, t->n, sizeof(*t->v), by_frequency);
-	reindex(t);
 }
 
 void group_table_free(struct group_table *t)
@@ -167,7 +152,7 @@ void group_table_free(struct group_table *t)
 	for (size_t i = 0; i < t->n; i++)
 		group_free(t->v[i]);
 	free(t->v);
-	free(t->slots);
+	forget_index(t);
 	memset(t, 0, sizeof(*t));
 }
 

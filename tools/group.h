@@ -1,5 +1,5 @@
 /* Splats grouped by key (bug_key.h), with where each group occurred.
- * Pure logic: a hash table of groups, each owning one representative
+ * Pure logic: a table of groups, each owning one representative
  * splat (the first seen) and the (run, pid) of every occurrence. */
 #ifndef LOCKDEP_RCU_GROUP_H
 #define LOCKDEP_RCU_GROUP_H
@@ -40,6 +40,9 @@ struct occurrence {
 	int pid;              /* process, from the splat's header line */
 };
 
+/* qsort() order of occurrences: by run, then pid. */
+int occurrence_cmp(const void *a, const void *b);
+
 struct group {
 	char *key;
 	struct splat rep;     /* the representative: the first one seen */
@@ -56,8 +59,7 @@ struct group {
 struct group_table {
 	struct group **v;
 	size_t n, cap;
-	size_t *slots;        /* open addressing: index + 1 into v, 0 free */
-	size_t nslots;
+	void *index;          /* the groups by key: tsearch() */
 	size_t next_order;
 };
 

@@ -43,9 +43,7 @@ static void member(struct json *j, const char *key)
 		if (!j->first[j->depth])
 			sb_putc(j->out, ',');
 		j->first[j->depth] = 0;
-		sb_putc(j->out, '\n');
-		for (int i = 0; i < j->depth; i++)
-			sb_puts(j->out, "  ");
+		sb_printf(j->out, "\n%*s", 2 * j->depth, "");
 	}
 	if (key) {
 		quote(j->out, key, strlen(key));
@@ -67,11 +65,8 @@ static void close_(struct json *j, char c)
 	int empty = j->first[j->depth];
 	if (j->depth > 0)
 		j->depth--;
-	if (!empty) {
-		sb_putc(j->out, '\n');
-		for (int i = 0; i < j->depth; i++)
-			sb_puts(j->out, "  ");
-	}
+	if (!empty)
+		sb_printf(j->out, "\n%*s", 2 * j->depth, "");
 	sb_putc(j->out, c);
 	if (j->depth == 0)
 		sb_putc(j->out, '\n');

@@ -10,18 +10,14 @@
 
 static const char *not_regular(mode_t mode)
 {
-	if (S_ISDIR(mode))
-		return "a directory, not a regular file";
-	if (S_ISFIFO(mode))
-		return "a FIFO, not a regular file";
-	if (S_ISCHR(mode))
-		return "a character device, not a regular file";
-	if (S_ISBLK(mode))
-		return "a block device, not a regular file";
-	if (S_ISSOCK(mode))
-		return "a socket, not a regular file";
-	if (S_ISLNK(mode))
-		return "a symbolic link, not followed";
+	static const struct { mode_t type; const char *why; } kinds[] = {
+		{ S_IFDIR, "a directory, not a regular file" }, { S_IFIFO, "a FIFO, not a regular file" },
+		{ S_IFCHR, "a character device, not a regular file" }, { S_IFBLK, "a block device, not a regular file" },
+		{ S_IFSOCK, "a socket, not a regular file" }, { S_IFLNK, "a symbolic link, not followed" },
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((mode & S_IFMT) == kinds[i].type)
+			return kinds[i].why;
 	return "not a regular file";
 }
 

@@ -106,7 +106,7 @@ int record_read_report(const json_t *v, struct splat *s)
 		const char *name = json_string_value(json_object_get(item, "name"));
 		if (!role || !name)
 			continue;
-		struct splat_lock *lock = splat_add_lock(s, role, name);
+		struct splat_lock *lock = splat_add_lock(s, role, name, strlen(name));
 		lock->kind = optional_string(item, "kind");
 		const json_t *at = json_object_get(item, "acquired_at");
 		if (json_is_object(at)) {
@@ -172,7 +172,6 @@ int records_file_read(const char *path, void (*on_record)(const json_t *v, void 
 			continue;
 		if (got <= 0)
 			break;   /* a read error ends the file: what was read counts */
-		out->bytes += (unsigned long long)got;
 		for (const char *p = buf, *end = buf + got; p < end;) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
 			size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);

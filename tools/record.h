@@ -23,7 +23,6 @@ struct records_scan {
 	size_t records;        /* lines that were records */
 	size_t cut;            /* a last line cut short (no newline, not JSON) */
 	size_t garbage;        /* other lines that are not records */
-	unsigned long long bytes;
 };
 
 /* Reads path (a records file, opened without blocking: log_file_open())

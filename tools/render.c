@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,30 +69,23 @@ static void want(struct substitutions *subs, const struct splat *s, const struct
 
 static void collect(const struct splat *s, struct substitutions *subs)
 {
+	size_t n;
+	struct frame **frames = splat_frames(s, &n);
 	subs->n = 0;
-	if (s->has_site)
-		want(subs, s, &s->site);
-	for (size_t i = 0; i < s->ntrace; i++)
-		want(subs, s, &s->trace[i]);
-	for (size_t i = 0; i < s->nlocks; i++)
-		if (s->locks[i].has_at)
-			want(subs, s, &s->locks[i].at);
-}
-
-static int is_hex_digit(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	for (size_t i = 0; i < n; i++)
+		want(subs, s, frames[i]);
+	free(frames);
 }
 
 /* The substitution whose raw form starts line[pos], a whole token. */
 static const struct substitution *match(const struct substitutions *subs, const char *line, size_t len, size_t pos)
 {
-	if (line[pos] != '0' || (pos && is_hex_digit(line[pos - 1])))
+	if (line[pos] != '0' || (pos && isxdigit((unsigned char)line[pos - 1])))
 		return NULL;
 	for (size_t i = 0; i < subs->n; i++) {
 		size_t n = strlen(subs->v[i].raw);
 		if (n <= len - pos && !strncmp(line + pos, subs->v[i].raw, n) &&
-		    (pos + n == len || !is_hex_digit(line[pos + n])))
+		    (pos + n == len || !isxdigit((unsigned char)line[pos + n])))
 			return &subs->v[i];
 	}
 	return NULL;
@@ -205,7 +199,6 @@ static int by_dir(const void *a, const void *b, void *ctx)
 	return strcmp(c->runs[*(const size_t *)a].dir, c->runs[*(const size_t *)b].dir);
 }
 
-/* The runs that ended so, by name (stress finishes them out of order). */
 /* "; its log explains it: #2 (INFO: task ...)": the bugs (numbered as listed)
  * reported in a hung run, the watchdog's hung-task and stall reports first. */
 static void explained_by(const struct collection *c, size_t run, struct strbuf *out)
@@ -235,6 +228,7 @@ static void explained_by(const struct collection *c, size_t run, struct strbuf *
 	}
 }
 
+/* The runs that ended so, by name (stress finishes them out of order). */
 static void list_runs(const struct collection *c, enum run_result which, struct strbuf *out)
 {
 	size_t *order = xcalloc(c->nruns, sizeof(*order)), n = 0;
@@ -250,12 +244,11 @@ static void list_runs(const struct collection *c, enum run_result which, struct 
 		if (which == RESULT_TIMEOUT) {
 			sb_printf(out, ": killed after %g s", (double)r->record.value / 1000);
 			explained_by(c, order[k], out);
-			sb_putc(out, '\n');
 		} else {
 			sb_puts(out, ": killed by signal ");
 			render_signal((int)r->record.value, out);
-			sb_putc(out, '\n');
 		}
+		sb_putc(out, '\n');
 	}
 	if (n > MAX_LISTED_RUNS)
 		sb_printf(out, "   ... and %zu more\n", n - MAX_LISTED_RUNS);
@@ -335,29 +328,32 @@ static void fingerprint_of(const char *key, char hex[17])
 	snprintf(hex, 17, "%016llx", h);
 }
 
-static void json_fingerprint(struct json *j, const char *key)
+/* "file" and line of a frame's source, or 0. */
+static int frame_file_line(const struct frame *f, char **file, long *line)
 {
-	char hex[17];
-	fingerprint_of(key, hex);
-	json_str(j, "fingerprint", hex);
+	const char *colon = f->source ? strrchr(f->source, ':') : NULL;
+	if (!colon || !colon[1])
+		return 0;
+	*file = xstrndup(f->source, (size_t)(colon - f->source));
+	*line = atol(colon + 1);
+	return 1;
 }
 
 /* The site as fields: "file" and "line" when the source is known,
  * "function" when named. */
 static void json_site_fields(struct json *j, const struct splat *s)
 {
+	char *file;
+	long line;
 	if (!s->has_site)
 		return;
-	const struct frame *f = &s->site;
-	const char *colon = f->source ? strrchr(f->source, ':') : NULL;
-	if (colon && colon[1]) {
-		char *file = xstrndup(f->source, (size_t)(colon - f->source));
+	if (frame_file_line(&s->site, &file, &line)) {
 		json_str(j, "file", file);
-		json_num(j, "line", atoll(colon + 1));
+		json_num(j, "line", line);
 		free(file);
 	}
-	if (f->function && strcmp(f->function, "??"))
-		json_str(j, "function", f->function);
+	if (s->site.function && strcmp(s->site.function, "??"))
+		json_str(j, "function", s->site.function);
 }
 
 static void json_frame(struct json *j, const struct frame *f)
@@ -405,7 +401,9 @@ void render_json(const struct collection *c, struct strbuf *out)
 		json_begin_object(&j, NULL);
 		json_str(&j, "title", s->title);
 		json_str(&j, "kind", s->kind);
-		json_fingerprint(&j, gr->key);
+		char hex[17];
+		fingerprint_of(gr->key, hex);
+		json_str(&j, "fingerprint", hex);
 		struct strbuf site = { 0 }, text = { 0 };
 		splat_summary_render(s, &site);
 		json_str(&j, "site", site.s ? site.s : "");
@@ -477,17 +475,6 @@ void render_json(const struct collection *c, struct strbuf *out)
 }
 
 /* ---- SARIF and compiler-style lines ------------------------------------------ */
-
-/* "file" and line of a frame's source, or 0. */
-static int frame_file_line(const struct frame *f, char **file, long *line)
-{
-	const char *colon = f->source ? strrchr(f->source, ':') : NULL;
-	if (!colon || !colon[1])
-		return 0;
-	*file = xstrndup(f->source, (size_t)(colon - f->source));
-	*line = atol(colon + 1);
-	return 1;
-}
 
 static void sarif_location(struct json *j, const struct frame *f, const char *message)
 {

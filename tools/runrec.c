@@ -4,43 +4,40 @@
 #include "util.h"
 
 static const char magic[] = "lockdep-rcu run record";
+/* "result WORD VALUE" */
+static const char *const result_words[] = { [RESULT_EXIT] = "exit", [RESULT_SIGNAL] = "signal",
+					     [RESULT_TIMEOUT] = "timeout-ms" };
 
 int run_record_parse(const char *text, struct run_record *r)
 {
 	memset(r, 0, sizeof(*r));
-	if (strncmp(text, magic, sizeof(magic) - 1) || (text[sizeof(magic) - 1] != '\n' && text[sizeof(magic) - 1]))
+	size_t n = strlen(magic);
+	if (strncmp(text, magic, n) || (text[n] != '\n' && text[n]))
 		return -1;
-	for (const char *line = text; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char *l = xstrndup(line, len);
-		char *end;
-		if (!strncmp(l, "program ", 8) && !r->program) {
+	char *copy = xstrdup(text), *save = NULL, *end;
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (starts_with(l, "program ") && !r->program) {
 			r->program = xstrdup(l + 8);
-		} else if (!strncmp(l, "seed ", 5)) {
+		} else if (starts_with(l, "seed ")) {
 			unsigned long v = strtoul(l + 5, &end, 10);
 			if (!*end && end != l + 5) {
 				r->seed = v;
 				r->has_seed = 1;
 			}
-		} else if (!strncmp(l, "result ", 7)) {
-			static const struct { const char *word; enum run_result result; } results[] = {
-				{ "exit ", RESULT_EXIT }, { "signal ", RESULT_SIGNAL }, { "timeout-ms ", RESULT_TIMEOUT },
-			};
-			for (size_t i = 0; i < sizeof(results) / sizeof(results[0]); i++) {
-				size_t n = strlen(results[i].word);
-				if (strncmp(l + 7, results[i].word, n))
+		} else if (starts_with(l, "result ")) {
+			for (enum run_result i = RESULT_EXIT; i <= RESULT_TIMEOUT; i++) {
+				const char *value = l + 7 + strlen(result_words[i]);
+				if (strncmp(l + 7, result_words[i], strlen(result_words[i])) || *value != ' ')
 					continue;
-				long v = strtol(l + 7 + n, &end, 10);
-				if (!*end && end != l + 7 + n) {
-					r->result = results[i].result;
+				long v = strtol(value + 1, &end, 10);
+				if (!*end && end != value + 1) {
+					r->result = i;
 					r->value = v;
 				}
 			}
 		}
-		free(l);
-		line = nl ? nl + 1 : NULL;
 	}
+	free(copy);
 	return 0;
 }
 
@@ -52,9 +49,8 @@ int run_record_write(const char *dir, const struct run_record *r)
 		sb_printf(&b, "program %s\n", r->program);
 	if (r->has_seed)
 		sb_printf(&b, "seed %lu\n", r->seed);
-	static const char *const words[] = { NULL, "exit", "signal", "timeout-ms" };
 	if (r->result != RESULT_UNKNOWN)
-		sb_printf(&b, "result %s %ld\n", words[r->result], r->value);
+		sb_printf(&b, "result %s %ld\n", result_words[r->result], r->value);
 	char *path = path_join(dir, RUN_RECORD_NAME);
 	int ret = write_file(path, b.s);
 	free(path);

@@ -36,14 +36,28 @@ void splat_free(struct splat *s)
 	memset(s, 0, sizeof(*s));
 }
 
-struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char *name)
+struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char *name, size_t name_len)
 {
 	grow(&s->locks, &s->locks_cap, s->nlocks + 1, sizeof(*s->locks));
 	struct splat_lock *l = &s->locks[s->nlocks++];
 	memset(l, 0, sizeof(*l));
 	l->role = xstrdup(role);
-	l->name = xstrdup(name);
+	l->name = xstrndup(name, name_len);
 	return l;
+}
+
+struct frame **splat_frames(const struct splat *s, size_t *n)
+{
+	struct frame **v = xcalloc(1 + s->ntrace + s->nlocks, sizeof(*v));
+	*n = 0;
+	if (s->has_site)
+		v[(*n)++] = (struct frame *)&s->site;
+	for (size_t i = 0; i < s->ntrace; i++)
+		v[(*n)++] = &s->trace[i];
+	for (size_t i = 0; i < s->nlocks; i++)
+		if (s->locks[i].has_at)
+			v[(*n)++] = &s->locks[i].at;
+	return v;
 }
 
 const char *path_basename(const char *path)

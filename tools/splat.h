@@ -58,7 +58,12 @@ struct splat {
 
 void splat_free(struct splat *s);
 void frame_free(struct frame *f);
-struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char *name);
+/* Adds a lock named name[0..name_len). */
+struct splat_lock *splat_add_lock(struct splat *s, const char *role, const char *name, size_t name_len);
+/* The frames the report names: its site, its Call Trace, where each lock
+ * was taken (a new array of *n, the caller frees it). Like strchr(), it
+ * gives a const report's frames to a caller that owns them. */
+struct frame **splat_frames(const struct splat *s, size_t *n);
 
 /* The frame as the report prints it: the tracer's text, or for a frame
  * named here "function [module+0xoff] file:line (inlined: f < g)". */

@@ -133,7 +133,6 @@ static char *capture(struct symbolizer *s, char *const argv[], const char *modul
 	}
 	close(out[1]);
 	struct strbuf b = { 0 };
-	sb_puts(&b, "");
 	double deadline = monotonic_seconds() + s->deadline;
 	int killed = 0;
 	for (;;) {
@@ -184,12 +183,7 @@ static char *capture(struct symbolizer *s, char *const argv[], const char *modul
 
 static int is_address_line(const char *l)
 {
-	if (l[0] != '0' || l[1] != 'x' || !l[2])
-		return 0;
-	for (l += 2; *l; l++)
-		if (!((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f')))
-			return 0;
-	return 1;
+	return !strncmp(l, "0x", 2) && l[2] && strspn(l + 2, "0123456789abcdef") == strlen(l + 2);
 }
 
 /* addr2line prints the absolute path; relative to the current directory
@@ -206,7 +200,7 @@ static char *clean_source(const char *loc)
 	size_t n;
 	if (getcwd(cwd, sizeof(cwd)) && (n = strlen(cwd)) > 1 && !strncmp(s, cwd, n) && s[n] == '/')
 		memmove(s, s + n + 1, strlen(s + n + 1) + 1);
-	if (strlen(s) >= 2 && !strcmp(s + strlen(s) - 2, ":0")) {
+	if (ends_with(s, ":0")) {
 		free(s);   /* a file without a line tells nothing */
 		return NULL;
 	}
@@ -246,7 +240,7 @@ static void finish_request(struct sym_request *r, char **functions, size_t nfunc
 
 /* Parses "-a -f -i" output into the requests of this batch (matched by
  * address, not by order, so a short output cannot shift the results). */
-static void parse_output(char *text, struct sym_request **reqs, size_t n)
+static void parse_output(char *text, struct sym_request *reqs, size_t n)
 {
 	struct sym_request *cur = NULL;
 	char *functions[64];
@@ -266,8 +260,8 @@ static void parse_output(char *text, struct sym_request **reqs, size_t n)
 			expect_function = 1;
 			unsigned long a = strtoul(line + 2, NULL, 16);
 			for (size_t i = 0; i < n; i++)
-				if (reqs[i]->address == a && !reqs[i]->resolved)
-					cur = reqs[i];
+				if (reqs[i].address == a && !reqs[i].resolved)
+					cur = &reqs[i];
 			continue;
 		}
 		if (!cur)
@@ -288,16 +282,7 @@ static const char *object_of(const struct sym_request *r)
 	return r->path ? r->path : r->module;
 }
 
-static int by_module_address(const void *a, const void *b)
-{
-	const struct sym_request *x = *(struct sym_request *const *)a, *y = *(struct sym_request *const *)b;
-	int c = strcmp(object_of(x), object_of(y));
-	if (c)
-		return c;
-	return x->address < y->address ? -1 : x->address > y->address;
-}
-
-static void symbolize_module(struct symbolizer *s, const char *path, struct sym_request **reqs, size_t n)
+static void symbolize_module(struct symbolizer *s, const char *path, struct sym_request *reqs, size_t n)
 {
 	for (size_t start = 0; start < n && !s->missing_tool; start += ADDRESSES_PER_RUN) {
 		size_t count = n - start < ADDRESSES_PER_RUN ? n - start : ADDRESSES_PER_RUN;
@@ -310,7 +295,7 @@ static void symbolize_module(struct symbolizer *s, const char *path, struct sym_
 		argv[a++] = "-e";
 		argv[a++] = (char *)path;
 		for (size_t i = 0; i < count; i++)
-			argv[a++] = xasprintf("0x%lx", reqs[start + i]->address);
+			argv[a++] = xasprintf("0x%lx", reqs[start + i].address);
 		argv[a] = NULL;
 		char *out = capture(s, argv, path);
 		if (out)
@@ -327,15 +312,14 @@ static void symbolize_module(struct symbolizer *s, const char *path, struct sym_
 static char *symbol_listing(struct symbolizer *s, const char *path)
 {
 	char *symtab[] = { "nm", "-S", "--defined-only", (char *)path, NULL };
-	char *out = capture(s, symtab, path);
-	if (out && *out)
-		return out;
-	free(out);
 	char *dynsym[] = { "nm", "-D", "-S", "--defined-only", (char *)path, NULL };
-	out = capture(s, dynsym, path);
-	if (out && *out)
-		return out;
-	free(out);
+	char **tables[] = { symtab, dynsym };
+	for (size_t i = 0; i < 2; i++) {
+		char *out = capture(s, tables[i], path);
+		if (out && *out)
+			return out;
+		free(out);
+	}
 	return NULL;
 }
 
@@ -361,11 +345,11 @@ static int symbol_holds(const char *listing, const char *name, unsigned long add
 
 /* A function addr2line named from the symbol table alone (no file:line):
  * kept only when the address is inside that symbol. */
-static void check_symbol_extents(struct symbolizer *s, const char *path, struct sym_request **reqs, size_t n)
+static void check_symbol_extents(struct symbolizer *s, const char *path, struct sym_request *reqs, size_t n)
 {
 	char *listing = NULL;
 	for (size_t i = 0; i < n; i++) {
-		struct sym_request *r = reqs[i];
+		struct sym_request *r = &reqs[i];
 		if (!r->function || r->source)
 			continue;
 		if (!listing && !(listing = symbol_listing(s, path)))
@@ -380,20 +364,19 @@ static void check_symbol_extents(struct symbolizer *s, const char *path, struct 
 	free(listing);
 }
 
-void symbolize_requests(struct symbolizer *s, struct sym_request **reqs, size_t n)
+void symbolize_requests(struct symbolizer *s, struct sym_request *reqs, size_t n)
 {
-	sort(reqs, n, sizeof(*reqs), by_module_address);
 	for (size_t start = 0; start < n;) {
 		size_t end = start + 1;
-		while (end < n && !strcmp(object_of(reqs[end]), object_of(reqs[start])))
+		while (end < n && !strcmp(object_of(&reqs[end]), object_of(&reqs[start])))
 			end++;
-		char *path = find_module(s, reqs[start]);
+		char *path = find_module(s, &reqs[start]);
 		if (path) {
 			symbolize_module(s, path, reqs + start, end - start);
 			check_symbol_extents(s, path, reqs + start, end - start);
 		} else if (s->note) {
 			char *msg = xasprintf("module %s not found: its frames keep module+offset "
-					      "(--symbols DIR says where it is)", reqs[start]->module);
+					      "(--symbols DIR says where it is)", reqs[start].module);
 			s->note(msg, s->ctx);
 			free(msg);
 		}

@@ -49,14 +49,15 @@ void symbolizer_init(struct symbolizer *s, void (*note)(const char *, void *), v
 void symbolizer_add_dir(struct symbolizer *s, const char *dir);
 /* The current directory, PATH, and the dynamic loader's directories. */
 void symbolizer_add_default_dirs(struct symbolizer *s);
-/* Resolves what it can; requests of one module share addr2line runs. A
+/* Resolves what it can; the requests of one object (its path when known,
+ * else its name) come next to each other, and share addr2line runs. A
  * module is looked for by name in the first directories, then at its
  * path, then by name in the other directories. A function name that comes
  * from the symbol table alone (no line information) is kept only when the
  * address is inside that symbol: addr2line names any address after the
  * nearest symbol before it, in a stripped program an exported function
  * kilobytes away. */
-void symbolize_requests(struct symbolizer *s, struct sym_request **reqs, size_t n);
+void symbolize_requests(struct symbolizer *s, struct sym_request *reqs, size_t n);
 void sym_request_free(struct sym_request *r);
 void symbolizer_free(struct symbolizer *s);
 

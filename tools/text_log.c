@@ -34,57 +34,37 @@ static int line_starts_with(const struct line *l, const char *prefix)
 	return l->len >= n && !memcmp(l->s, prefix, n);
 }
 
+/* Whether l is, or (cut by the end of the input: not terminated) could
+ * begin, what the header expects. */
+
 /* A rule: at least three c, nothing else (a '\r' from a CRLF copy is fine). */
 static int is_rule(const struct line *l, char c)
 {
 	size_t n = l->len;
-	if (n && l->s[n - 1] == '\r')
+	if (l->terminated && n && l->s[n - 1] == '\r')
 		n--;
-	if (n < 3)
-		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (l->s[i] != c)
 			return 0;
-	return 1;
-}
-
-static int is_header_line(const struct line *l)
-{
-	return line_starts_with(l, "lockdep-rcu ") && memmem(l->s, l->len, ", pid ", 6) != NULL;
-}
-
-/* Could l be the beginning of what is expected, cut by the end of the file? */
-static int prefix_of_rule(const struct line *l, char c)
-{
-	for (size_t i = 0; i < l->len; i++)
-		if (l->s[i] != c)
-			return 0;
-	return 1;
-}
-
-static int prefix_of_header(const struct line *l)
-{
-	static const char head[] = "lockdep-rcu ";
-	size_t n = l->len < sizeof(head) - 1 ? l->len : sizeof(head) - 1;
-	return !memcmp(l->s, head, n);
+	return n >= 3 || !l->terminated;
 }
 
 /* "WARNING: ...", "BUG: ...": an upper-case word and a colon. Checked only
  * to tell a report cut short from text that merely starts with a rule. */
-static int looks_like_title(const struct line *l)
+static int is_title(const struct line *l)
 {
 	size_t i = 0;
 	while (i < l->len && l->s[i] >= 'A' && l->s[i] <= 'Z')
 		i++;
-	return i > 0 && i < l->len && l->s[i] == ':';
+	return i == l->len ? !l->terminated : i > 0 && l->s[i] == ':';
 }
 
-static int could_start_a_title(const struct line *l)
+static int is_header_line(const struct line *l)
 {
-	size_t i = 0;
-	while (i < l->len && l->s[i] >= 'A' && l->s[i] <= 'Z')
-		i++;
-	return i == l->len || (i > 0 && l->s[i] == ':');
+	static const char head[] = "lockdep-rcu ";
+	if (!l->terminated)
+		return !memcmp(l->s, head, l->len < sizeof(head) - 1 ? l->len : sizeof(head) - 1);
+	return line_starts_with(l, head) && memmem(l->s, l->len, ", pid ", 6) != NULL;
 }
 
 enum header { HEADER_NO, HEADER_YES, HEADER_CUT, HEADER_MORE };
@@ -105,14 +85,8 @@ static enum header header_at(const char *buf, size_t len, size_t pos, int final,
 	if (have == 0 || l[0].len < 3 || l[0].s[0] != '=')
 		return HEADER_NO;   /* the common case, decided on the first byte */
 	for (int i = 0; i < have; i++) {
-		int full = l[i].terminated;
-		int ok;
-		switch (i) {
-		case 0: ok = full ? is_rule(&l[0], '=') : prefix_of_rule(&l[0], '='); break;
-		case 1: ok = full ? looks_like_title(&l[1]) : could_start_a_title(&l[1]); break;
-		case 2: ok = full ? is_header_line(&l[2]) : prefix_of_header(&l[2]); break;
-		default: ok = full ? is_rule(&l[3], '-') : prefix_of_rule(&l[3], '-'); break;
-		}
+		int ok = i == 0 ? is_rule(&l[0], '=') : i == 1 ? is_title(&l[1]) :
+			 i == 2 ? is_header_line(&l[2]) : is_rule(&l[3], '-');
 		if (!ok)
 			return HEADER_NO;
 	}
@@ -149,19 +123,6 @@ static void emit(const char *buf, size_t start, size_t end, const struct log_cal
 {
 	cb->splat(buf + start, end - start, ctx);
 	out->splats++;
-}
-
-/* At the end of the buffer: "Call Trace:" with no frame after it is a
- * report cut right there (followed by anything else, it was complete: the
- * tracer writes a report at once, and the unwinder found no frame). */
-static void emit_or_cut(const char *buf, size_t start, size_t end, size_t trace_start,
-			const struct log_callbacks *cb, void *ctx, struct log_scan *out)
-{
-	if (end == trace_start) {
-		out->truncated++;
-		return;
-	}
-	emit(buf, start, end, cb, ctx, out);
 }
 
 size_t log_scan_part(const char *buf, size_t len, int final, const struct log_callbacks *cb, void *ctx,
@@ -238,9 +199,12 @@ size_t log_scan_part(const char *buf, size_t len, int final, const struct log_ca
 	}
 	if (!final && state != OUTSIDE)
 		goto more;   /* more frames may follow */
-	if (state == TRACE)
-		emit_or_cut(buf, start, end, trace_start, cb, ctx, out);
-	else if (state == BODY)
+	/* At the end of the buffer, "Call Trace:" with no frame after it is a
+	 * report cut right there (followed by anything else, it was complete:
+	 * the tracer writes a report at once, and the unwinder found no frame). */
+	if (state == TRACE && end > trace_start)
+		emit(buf, start, end, cb, ctx, out);
+	else if (state != OUTSIDE)
 		out->truncated++;
 	return len;
 more:
@@ -280,30 +244,10 @@ int text_sample_is_binary(const struct text_sample *s)
 
 /* ---- one frame --------------------------------------------------------------- */
 
-static int is_hex(const char *s, size_t n)
-{
-	if (n == 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') || (s[i] >= 'A' && s[i] <= 'F')))
-			return 0;
-	return 1;
-}
-
-/* "0x" followed by hex digits, exactly n bytes. */
+/* "0x" and hex digits, exactly n bytes: the byte after them is no hex digit. */
 static int is_hex_number(const char *s, size_t n)
 {
-	return n > 2 && s[0] == '0' && s[1] == 'x' && is_hex(s + 2, n - 2);
-}
-
-static unsigned long hex_value(const char *s, size_t n)
-{
-	unsigned long v = 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		v = v * 16 + (unsigned long)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-	}
-	return v;
+	return n > 2 && !strncmp(s, "0x", 2) && strspn(s + 2, "0123456789abcdefABCDEF") == n - 2;
 }
 
 void frame_parse(const char *text, size_t len, struct frame *f)
@@ -322,7 +266,7 @@ void frame_parse(const char *text, size_t len, struct frame *f)
 	if (!open || !close) {
 		/* "0xADDR" alone: nothing to resolve it with (no module) */
 		if (is_hex_number(t, strlen(t))) {
-			f->pc = hex_value(t + 2, strlen(t) - 2);
+			f->pc = strtoul(t, NULL, 16);
 			f->has_pc = 1;
 		}
 		return;
@@ -339,12 +283,12 @@ void frame_parse(const char *text, size_t len, struct frame *f)
 	for (const char *p = bracket; p + 2 < close; p++)
 		if (p[0] == '+' && p[1] == '0' && p[2] == 'x')
 			plus = p;
-	if (is_hex_number(t, head) && plus && is_hex(plus + 3, (size_t)(close - plus - 3))) {
+	if (is_hex_number(t, head) && plus && is_hex_number(plus + 1, (size_t)(close - plus - 1))) {
 		/* "0xPC [module+0xoffset]" */
-		f->pc = hex_value(t + 2, head - 2);
+		f->pc = strtoul(t, NULL, 16);
 		f->has_pc = 1;
 		f->module = xstrndup(bracket, (size_t)(plus - bracket));
-		f->offset = hex_value(plus + 3, (size_t)(close - plus - 3));
+		f->offset = strtoul(plus + 1, NULL, 16);
 		f->has_offset = 1;
 	} else if (head > 0) {
 		/* "name+0xoff/0xsize [module]" */
@@ -427,9 +371,7 @@ static struct splat_lock *parse_lock_line(struct splat *s, const char *line, con
 	const char *close = brace ? brace : at;
 	if (close[-1] != ')' || close - 1 <= open)
 		return NULL;
-	char *name = xstrndup(open + 1, (size_t)(close - 1 - open - 1));
-	struct splat_lock *lock = splat_add_lock(s, role, name);
-	free(name);
+	struct splat_lock *lock = splat_add_lock(s, role, open + 1, (size_t)(close - 1 - open - 1));
 	if (brace && at[-1] == '}')
 		lock->kind = xstrndup(brace + 1, (size_t)(at - 1 - brace - 1));
 	const char *frame = at + 6;
@@ -487,6 +429,15 @@ static void copy_frame(struct frame *to, const struct frame *from)
 		to->source = xstrdup(from->source);
 }
 
+/* Adds the lock named in text from its first '(' to its last ')'; NULL
+ * when there is none (or no text). */
+static struct splat_lock *add_parenthesized(struct splat *s, const char *role, const char *text)
+{
+	const char *open = text ? strchr(text, '(') : NULL;
+	const char *close = open ? strrchr(open, ')') : NULL;
+	return close ? splat_add_lock(s, role, open + 1, (size_t)(close - open - 1)) : NULL;
+}
+
 /* The chain's locks in the record's order: "-> #0" first. */
 static void parse_chain(struct splat *s, const struct lines *l, size_t end)
 {
@@ -508,9 +459,7 @@ static void parse_chain(struct splat *s, const struct lines *l, size_t end)
 				close = open ? strrchr(open, ')') : NULL;
 			if (!open || !close)
 				continue;
-			char *name = xstrndup(open + 1, (size_t)(close - open - 1));
-			struct splat_lock *lock = splat_add_lock(s, "chain", name);
-			free(name);
+			struct splat_lock *lock = splat_add_lock(s, "chain", open + 1, (size_t)(close - open - 1));
 			if (close[1] == '{' && strchr(close, '}'))
 				lock->kind = xstrndup(close + 2, (size_t)(strchr(close, '}') - close - 2));
 			break;
@@ -524,18 +473,12 @@ static void parse_locks(struct splat *s, const struct lines *l, size_t end)
 	const char *message = l->n > 4 ? l->v[4] : "";
 	if (!strcmp(s->kind, "bad_unlock")) {
 		/* "comm/12 is trying to release lock (NAME) at:" */
-		const char *open = strstr(message, "release lock (");
-		const char *close = open ? strrchr(open, ')') : NULL;
-		if (open && close) {
-			char *name = xstrndup(open + 14, (size_t)(close - open - 14));
-			struct splat_lock *lock = splat_add_lock(s, "released", name);
-			free(name);
-			for (size_t i = 4; i + 1 < end; i++)
-				if (ends_with(l->v[i], "which took it at:")) {
-					frame_parse(l->v[i + 1], strlen(l->v[i + 1]), &lock->at);
-					lock->has_at = 1;
-				}
-		}
+		struct splat_lock *lock = add_parenthesized(s, "released", strstr(message, "release lock ("));
+		for (size_t i = 4; lock && i + 1 < end; i++)
+			if (ends_with(l->v[i], "which took it at:")) {
+				frame_parse(l->v[i + 1], strlen(l->v[i + 1]), &lock->at);
+				lock->has_at = 1;
+			}
 	}
 	for (size_t i = 4; i + 1 < end; i++) {
 		if (ends_with(l->v[i], "is trying to acquire lock:") || ends_with(l->v[i], " is trying to acquire:") ||
@@ -552,7 +495,8 @@ static void parse_locks(struct splat *s, const struct lines *l, size_t end)
 		} else if (ends_with(l->v[i], " state was registered at:") && s->nlocks) {
 			/* inconsistent lock state: the other usage of the lock
 			 * being acquired, where it was first seen */
-			struct splat_lock *lock = splat_add_lock(s, "usage", s->locks[s->nlocks - 1].name);
+			const char *name = s->locks[s->nlocks - 1].name;
+			struct splat_lock *lock = splat_add_lock(s, "usage", name, strlen(name));
 			frame_parse(l->v[i + 1], strlen(l->v[i + 1]), &lock->at);
 			lock->has_at = 1;
 		} else if (ends_with(l->v[i], " lock in the past:") ||
@@ -560,13 +504,7 @@ static void parse_locks(struct splat *s, const struct lines *l, size_t end)
 			   (starts_with(l->v[i], "to a ") && ends_with(l->v[i], "-unsafe lock:"))) {
 			/* the locks at the two ends of a signal-safe -> unsafe
 			 * dependency: " (NAME)" */
-			const char *open = strchr(l->v[i + 1], '(');
-			const char *close = open ? strrchr(open, ')') : NULL;
-			if (open && close) {
-				char *name = xstrndup(open + 1, (size_t)(close - open - 1));
-				splat_add_lock(s, "chain", name);
-				free(name);
-			}
+			add_parenthesized(s, "chain", l->v[i + 1]);
 		}
 	}
 	parse_chain(s, l, end);

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "util.h"
 
-static void out_of_memory(void)
+void out_of_memory(void)
 {
 	static const char msg[] = "lockdep-rcu: out of memory\n";
 	if (write(2, msg, sizeof(msg) - 1) < 0)
@@ -87,13 +87,7 @@ void grow(void *v, size_t *cap, size_t need, size_t elem)
 
 void sb_add(struct strbuf *b, const char *p, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		b->s = xrealloc(b->s, cap);
-		b->cap = cap;
-	}
+	grow(&b->s, &b->cap, b->len + n + 1, 1);
 	memcpy(b->s + b->len, p, n);
 	b->len += n;
 	b->s[b->len] = 0;
@@ -155,48 +149,33 @@ int read_file(const char *path, size_t max, char **out, size_t *len, int *trunca
 	if (fd < 0)
 		return -1;
 	struct stat st;
-	errno = 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int e = errno;
-		if (e == 0)
-			e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;   /* not a regular file */
+	int e = fstat(fd, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	if (e) {
 		close(fd);
 		errno = e;
 		return -1;
 	}
-	size_t cap = (size_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1;
-	char *buf = xmalloc(cap + 1);
-	size_t n = 0;
-	*truncated = 0;
-	for (;;) {
-		if (n == cap) {
-			if (n > max)
-				break;
-			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			buf = xrealloc(buf, cap + 1);
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (got == 0)
+	struct strbuf b = { 0 };
+	char chunk[65536];
+	ssize_t got = 1;
+	while (got && b.len <= max) {
+		got = read(fd, chunk, sizeof(chunk));
+		if (got > 0)
+			sb_add(&b, chunk, (size_t)got);
+		else if (got < 0 && errno != EINTR)
 			break;
-		n += (size_t)got;
 	}
+	e = errno;
 	close(fd);
-	if (n > max) {
-		n = max;
-		*truncated = 1;
+	if (got < 0) {
+		sb_free(&b);
+		errno = e;
+		return -1;
 	}
-	buf[n] = 0;
-	*out = buf;
-	*len = n;
+	*truncated = b.len > max;
+	*len = *truncated ? max : b.len;
+	*out = sb_detach(&b);
+	(*out)[*len] = 0;
 	return 0;
 }
 
@@ -205,19 +184,8 @@ int write_file(const char *path, const char *text)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	size_t len = strlen(text);
-	while (len) {
-		ssize_t n = write(fd, text, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			return -1;
-		}
-		text += n;
-		len -= (size_t)n;
-	}
-	return close(fd);
+	int failed = dprintf(fd, "%s", text) < 0;
+	return close(fd) < 0 || failed ? -1 : 0;
 }
 
 char *path_join(const char *dir, const char *name)
@@ -242,52 +210,38 @@ char *path_absolute(const char *path)
 
 int mkdir_p(const char *path)
 {
+	/* each parent, then path itself (free() keeps errno) */
 	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
+	int failed = 0;
+	for (char *s = p + 1; !failed; s++) {
+		if (*s && *s != '/')
 			continue;
+		char c = *s;
 		*s = 0;
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			int e = errno;
-			free(p);
-			errno = e;
-			return -1;
-		}
-		*s = '/';
+		failed = mkdir(p, 0755) < 0 && errno != EEXIST;
+		*s = c;
+		if (!c)
+			break;
 	}
-	int r = mkdir(p, 0755);
-	int e = errno;
 	free(p);
-	if (r < 0 && e == EEXIST) {
-		struct stat st;
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			return 0;
-		errno = ENOTDIR;
-		return -1;
-	}
-	errno = e;
-	return r;
+	struct stat st;
+	if (failed || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+		return failed ? -1 : 0;
+	errno = ENOTDIR;
+	return -1;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)type, (void)ftw;
+	remove(path);
+	return 0;
 }
 
 void remove_tree(const char *path)
 {
-	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			char *child = path_join(path, e->d_name);
-			struct stat st;
-			if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
-				remove_tree(child);
-			else
-				unlink(child);
-			free(child);
-		}
-		closedir(d);
-	}
-	rmdir(path);
+	/* depth first, symbolic links removed, not followed */
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int parse_long(const char *s, long min, long max, long *out)

@@ -9,6 +9,7 @@
 
 /* Out of memory is not a condition a command-line tool can report usefully:
  * these print one line and exit(2). */
+void out_of_memory(void) __attribute__((noreturn));
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t size);
