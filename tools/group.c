@@ -192,6 +192,14 @@ static void lock_key(const struct splat_lock *l, struct strbuf *out)
 		lock_name(l->name, out);
 }
 
+/* Locks a report lists around its bug, not the bug (report_record.h's
+ * roles): what else was held, the readers that held a freed object (one
+ * or two, the free is the same bug), the other updater's locks. */
+static int lock_is_context(const struct splat_lock *l)
+{
+	return !strcmp(l->role, "held") || !strcmp(l->role, "reader") || !strcmp(l->role, "updater");
+}
+
 char *bug_key(const struct splat *s)
 {
 	struct strbuf key = { 0 };
@@ -210,7 +218,7 @@ char *bug_key(const struct splat *s)
 	if (s->has_site)
 		frame_where(&s->site, &key);
 	for (size_t i = 0; i < s->nlocks; i++)
-		if (strcmp(s->locks[i].role, "held"))
+		if (!lock_is_context(&s->locks[i]))
 			lock_key(&s->locks[i], &key);
 	return sb_detach(&key);
 }

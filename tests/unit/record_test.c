@@ -308,3 +308,29 @@ Test(bug_key, addresses_do_not_count)
 	cr_expect_str_eq(key, "circular_dependency\ndemo+0x127a\nacquiring lock@?");
 	free(key);
 }
+
+/* One bug is one group whatever the context around it: a use-after-free
+ * the updater made while one reader held the object, or two, is the same
+ * free; the other updater's locks are context of a publication report. */
+Test(bug_key, how_many_readers_hold_the_object_does_not_count)
+{
+	struct splat one = { 0 }, two = { 0 };
+	one.kind = two.kind = "rcu_use_after_free";
+	one.has_site = two.has_site = 1;
+	one.site = two.site = (struct frame){ .text = "updater", .source = "tests/targets/x.c:40" };
+	struct splat_lock a[2] = { { .role = "freed", .name = "RCU-protected object" },
+				   { .role = "reader", .name = "rcu_read_lock", .has_at = 1,
+				     .at = { .text = "r1", .source = "tests/targets/x.c:10" } } };
+	struct splat_lock b[3] = { a[0], a[1],
+				   { .role = "reader", .name = "rcu_read_lock", .has_at = 1,
+				     .at = { .text = "r2", .source = "tests/targets/x.c:20" } } };
+	one.locks = a;
+	one.nlocks = 2;
+	two.locks = b;
+	two.nlocks = 3;
+	char *k1 = bug_key(&one), *k2 = bug_key(&two);
+	cr_expect_str_eq(k1, k2, "one reader or two: one bug");
+	cr_expect(strstr(k1, "freed"), "the freed object is the bug: %s", k1);
+	free(k1);
+	free(k2);
+}
