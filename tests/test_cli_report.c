@@ -225,6 +225,55 @@ Test(cli, report_json_sarif_and_gcc_lines_carry_a_stable_fingerprint_and_the_sit
 	cli_remove_dir(dir);
 }
 
+/* report --baseline OLD.json: only the bugs OLD.json does not have are
+ * shown and make the status 1; the known ones are counted. */
+Test(cli, report_baseline_shows_only_new_bugs)
+{
+	char *dir = cli_temp_dir();
+	char old_log[4300], new_log[4300], baseline[4300];
+	snprintf(old_log, sizeof(old_log), "%s/old.log", dir);
+	snprintf(new_log, sizeof(new_log), "%s/new.log", dir);
+	snprintf(baseline, sizeof(baseline), "%s/baseline.json", dir);
+	/* yesterday: the demo's three bugs; today: the same three and a new one */
+	char demo[4200], order[4200];
+	snprintf(demo, sizeof(demo), "%s", build_path("targets/demo_buggy_cache.memb"));
+	snprintf(order, sizeof(order), "%s", build_path("targets/lock_order.memb"));
+	char *demo_argv[] = { demo, NULL }, *order_argv[] = { order, "abba", NULL };
+	struct run r = run_program(demo_argv, &(struct run_options){ .preload = 1, .log_path = old_log });
+	run_free(&r);
+	r = run_program(demo_argv, &(struct run_options){ .preload = 1, .log_path = new_log });
+	run_free(&r);
+	r = run_program(order_argv, &(struct run_options){ .preload = 1, .log_path = new_log });
+	run_free(&r);
+	r = cli_env(0, NULL, "report", "--json", old_log, NULL);
+	cli_write(baseline, r.out, strlen(r.out));
+	run_free(&r);
+
+	r = cli_env(0, NULL, "report", "--json", "--baseline", baseline, new_log, NULL);
+	cr_expect_eq(r.exit_code, 1, "a new bug\n%s%s", r.out, r.err);
+	json_t *doc = json_loadb(r.out, strlen(r.out), JSON_READ_FLAGS, NULL);
+	const json_t *groups = json_object_get(doc, "groups");
+	cr_expect_eq(json_array_size(groups), 1, "only the new bug:\n%s", r.out);
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(groups, 0), "kind")) ?: "",
+			 "circular_dependency", "%s", r.out);
+	cr_expect_eq((int)json_number_value(json_object_get(doc, "baseline_bugs")), 3, "%s", r.out);
+	json_decref(doc);
+	run_free(&r);
+
+	/* nothing new: status 0, the known ones said */
+	r = cli_env(0, NULL, "report", "--baseline", baseline, old_log, NULL);
+	cr_expect_eq(r.exit_code, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "; 3 known bugs (3 reports) in the baseline, not shown\n"), "%s", r.out);
+	run_free(&r);
+
+	/* a baseline that is not one is a usage error */
+	r = cli_env(0, NULL, "report", "--baseline", old_log, old_log, NULL);
+	cr_expect_eq(r.exit_code, 2, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "not the output of lockdep-rcu report --json"), "%s", r.err);
+	run_free(&r);
+	cli_remove_dir(dir);
+}
+
 /* A stripped copy runs and logs "0xADDR [demo+0xoff]" frames; the report
  * names them with addr2line from the unstripped copy (--symbols), and then
  * groups them with the logs of the unstripped program. */

@@ -9,7 +9,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: lockdep-rcu report [--json | --sarif | --format=gcc] [--no-symbolize] [--symbols DIR]...\n"
-		"                          [--suppressions FILE]\n"
+		"                          [--suppressions FILE] [--baseline OLD.json]\n"
 		"                          LOG-OR-DIR...\n"
 		"\n"
 		"Reads tracer logs (files, or directories walked recursively: every file but\n"
@@ -36,6 +36,9 @@ static void usage(FILE *f)
 		"                       (unstripped copies of stripped programs)\n"
 		"  --suppressions FILE  leave out reports matching FILE's kind:pattern rules;\n"
 		"                       they are counted as suppressed\n"
+		"  --baseline OLD.json  show only bugs that are not in OLD.json (an earlier\n"
+		"                       report --json), by fingerprint; the known ones are\n"
+		"                       counted, and do not make the exit status 1\n"
 		"\n"
 		"A path named here that cannot be read (missing, not permitted, a FIFO, device\n"
 		"or socket: never read) is an error. In directories, special files are skipped;\n"
@@ -97,6 +100,40 @@ int print_report(const char *cmd, const struct collection *c, int format)
 												    : EXIT_CLEAN;
 }
 
+/* The fingerprints of an earlier report --json's groups, into o; 0, or -1
+ * with the error said. */
+static int load_baseline(const char *path, struct collect_options *o)
+{
+	char *text;
+	size_t len;
+	int truncated;
+	if (read_file(path, 64u << 20, &text, &len, &truncated) < 0 || truncated) {
+		fprintf(stderr, "lockdep-rcu report: --baseline %s: cannot read it%s\n", path,
+			truncated ? " (over 64 MiB)" : "");
+		return -1;
+	}
+	json_t *doc = json_loadb(text, len, JSON_READ_FLAGS, NULL);
+	free(text);
+	json_t *groups = json_object_get(doc, "groups");
+	if (!json_is_array(groups)) {
+		fprintf(stderr, "lockdep-rcu report: --baseline %s: not the output of lockdep-rcu report --json\n", path);
+		json_decref(doc);
+		return -1;
+	}
+	size_t i;
+	json_t *g;
+	json_array_foreach(groups, i, g) {
+		const char *fp = json_string_value(json_object_get(g, "fingerprint"));
+		if (!fp)
+			continue;
+		o->baseline = xrealloc(o->baseline, (o->nbaseline + 1) * sizeof(char *));
+		o->baseline[o->nbaseline++] = xstrdup(fp);
+	}
+	o->has_baseline = 1;
+	json_decref(doc);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	int json = 0;
@@ -124,6 +161,11 @@ int cmd_report(int argc, char **argv)
 				goto missing;
 			o.symbol_dirs = xrealloc(o.symbol_dirs, (o.nsymbol_dirs + 1) * sizeof(char *));
 			o.symbol_dirs[o.nsymbol_dirs++] = (char *)v;
+		} else if ((r = option_value(argc, argv, &i, "--baseline", &v)) != 0) {
+			if (r < 0)
+				goto missing;
+			if (load_baseline(v, &o))
+				goto out;
 		} else if ((r = option_value(argc, argv, &i, "--suppressions", &v)) != 0) {
 			if (r < 0)
 				goto missing;
@@ -174,6 +216,9 @@ missing:
 	}
 	collection_free(&c);
 out:
+	for (size_t i = 0; i < o.nbaseline; i++)
+		free(o.baseline[i]);
+	free(o.baseline);
 	free(o.symbol_dirs);
 	free(paths);
 	return status;

@@ -665,6 +665,19 @@ static int suppressed(const struct splat *s)
 	return match;
 }
 
+/* Whether the group's fingerprint is one of the baseline's. */
+static int in_baseline(const struct group *gr, const struct collect_options *o)
+{
+	char hex[17];
+	if (!o->nbaseline)
+		return 0;
+	group_fingerprint(gr->key, hex);
+	for (size_t i = 0; i < o->nbaseline; i++)
+		if (!strcmp(o->baseline[i], hex))
+			return 1;
+	return 0;
+}
+
 void collection_finish(struct collection *c, const struct collect_options *o)
 {
 	if (o->symbolize) {
@@ -674,11 +687,19 @@ void collection_finish(struct collection *c, const struct collect_options *o)
 	group_table_finish(&c->groups);
 	lock_stats_finish(&c->lock_stats);
 	c->suppressed = 0;
+	c->has_baseline = o->has_baseline;
 	for (size_t g = 0; g < c->groups.n; g++) {
 		struct group *gr = c->groups.v[g];
 		gr->suppressed = o->use_suppressions && suppressed(&gr->rep);
 		if (gr->suppressed) {
 			c->suppressed += gr->count;
+			continue;
+		}
+		if (in_baseline(gr, o)) {
+			/* known: left out as a suppressed one is, counted apart */
+			gr->suppressed = 1;
+			c->known += gr->count;
+			c->known_bugs++;
 			continue;
 		}
 		for (size_t i = 0; i < gr->nocc; i++)

@@ -84,6 +84,8 @@ struct collection {
 	size_t nmodule_paths, module_paths_cap;
 	unsigned long tracer_suppressed;   /* counted by the tracer in SUMMARY lines */
 	size_t suppressed;        /* splats suppressed here (set by collection_finish) */
+	int has_baseline;         /* report --baseline was given */
+	size_t known, known_bugs; /* reports and bugs in it: not shown */
 	char **notes;             /* one line each, about a file */
 	size_t nnotes, notes_cap;
 	struct tracer_message *messages;
@@ -108,6 +110,9 @@ struct collect_options {
 	char **symbol_dirs;       /* --symbols DIR, searched first */
 	size_t nsymbol_dirs;
 	int use_suppressions;     /* suppressions_match() with the loaded rules */
+	char **baseline;          /* report --baseline: fingerprints of known bugs */
+	size_t nbaseline;
+	int has_baseline;
 };
 /* Symbolizes, regroups, marks suppressed groups, counts and sorts. */
 void collection_finish(struct collection *c, const struct collect_options *o);

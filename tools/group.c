@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <search.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "group.h"
 
@@ -157,6 +158,20 @@ void group_table_free(struct group_table *t)
 }
 
 /* ---- the key ---------------------------------------------------------------- */
+
+/* A group's fingerprint: FNV-1a of its grouping key (group.h), which is
+ * made of the kind, file:line or function names and the locks' sites,
+ * never of addresses, pids or threads: the same bug, the same value across
+ * runs, processes and builds that do not move its code. */
+void group_fingerprint(const char *key, char hex[17])
+{
+	unsigned long long h = 0xcbf29ce484222325ull;
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3ull;
+	}
+	snprintf(hex, 17, "%016llx", h);
+}
 
 void frame_where(const struct frame *f, struct strbuf *out)
 {

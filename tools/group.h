@@ -56,6 +56,10 @@ struct group {
 	int suppressed;
 };
 
+/* The group's fingerprint (report --json, --sarif, --baseline): FNV-1a of
+ * its key, 16 hex digits. */
+void group_fingerprint(const char *key, char hex[17]);
+
 struct group_table {
 	struct group **v;
 	size_t n, cap;

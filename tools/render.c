@@ -277,6 +277,9 @@ void render_text(const struct collection *c, struct strbuf *out)
 		sb_printf(out, "; %zu crash%s", crashes, crashes == 1 ? "" : "es");
 	if (suppressed)
 		sb_printf(out, "; %zu suppressed", suppressed);
+	if (c->has_baseline)
+		sb_printf(out, "; %zu known bug%s (%zu report%s) in the baseline, not shown", c->known_bugs,
+			  plural(c->known_bugs), c->known, plural(c->known));
 	sb_putc(out, '\n');
 	size_t index = 0;
 	for (size_t g = 0; g < c->groups.n; g++) {
@@ -312,20 +315,6 @@ void render_text(const struct collection *c, struct strbuf *out)
 			sb_printf(out, "   %s (in %zu log%s)\n", c->messages[i].line, c->messages[i].logs,
 				  plural(c->messages[i].logs));
 	}
-}
-
-/* A group's fingerprint: FNV-1a of its grouping key (group.h), which is
- * made of the kind, file:line or function names and the locks' sites,
- * never of addresses, pids or threads: the same bug, the same value across
- * runs, processes and builds that do not move its code. */
-static void fingerprint_of(const char *key, char hex[17])
-{
-	unsigned long long h = 0xcbf29ce484222325ull;
-	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
-		h ^= *p;
-		h *= 0x100000001b3ull;
-	}
-	snprintf(hex, 17, "%016llx", h);
 }
 
 /* "file" and line of a frame's source, or 0. */
@@ -385,6 +374,10 @@ void render_json(const struct collection *c, struct strbuf *out)
 	json_num(&j, "bugs", (long long)collection_bugs(c));
 	json_num(&j, "reports", (long long)collection_reports(c));
 	json_num(&j, "suppressed", (long long)(c->suppressed + c->tracer_suppressed));
+	if (c->has_baseline) {
+		json_num(&j, "baseline_bugs", (long long)c->known_bugs);
+		json_num(&j, "baseline_reports", (long long)c->known);
+	}
 	json_num(&j, "runs", (long long)c->nruns);
 	json_num(&j, "runs_with_findings", (long long)runs_with_findings(c));
 	json_num(&j, "processes", (long long)collection_processes(c));
@@ -402,7 +395,7 @@ void render_json(const struct collection *c, struct strbuf *out)
 		json_str(&j, "title", s->title);
 		json_str(&j, "kind", s->kind);
 		char hex[17];
-		fingerprint_of(gr->key, hex);
+		group_fingerprint(gr->key, hex);
 		json_str(&j, "fingerprint", hex);
 		struct strbuf site = { 0 }, text = { 0 };
 		splat_summary_render(s, &site);
@@ -563,7 +556,7 @@ void render_sarif(const struct collection *c, struct strbuf *out)
 			}
 		json_end_array(&j);
 		char hex[17];
-		fingerprint_of(gr->key, hex);
+		group_fingerprint(gr->key, hex);
 		json_begin_object(&j, "partialFingerprints");
 		json_str(&j, "lockdepRcuBug/v1", hex);
 		json_end_object(&j);
