@@ -241,7 +241,7 @@ $(BUILD)/tests/libsymbolize_plugin_%.so: tests/unit/symbolize_plugin.c
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
 UNIT_LOGIC := preload/base/options.c preload/base/suppressions.c preload/base/report_kinds.c preload/base/class_rules.c preload/runtime/tracer_lock.c \
 	preload/base/key_set.c preload/unwind/cfi_unwind.c preload/graph/instance_pairs.c preload/graph/instance_pair_where.c preload/classes/shared_mappings.c preload/classes/lock_instances.c preload/classes/orphaned_locks.c preload/unwind/stack_depot.c preload/unwind/backtrace.c preload/runtime/signal_state.c preload/runtime/tracer_stack.c preload/runtime/real_functions.c preload/base/next_symbol.c preload/graph/lock_graph.c preload/runtime/self_check.c tools/text_log.c tools/util.c \
-	tools/logfile.c tools/record.c tools/splat.c tools/group.c
+	tools/logfile.c tools/record.c tools/splat.c tools/group.c tools/symbolizer.c tools/debuginfod.c
 $(UNIT): $(UNIT_SRCS) $(UNIT_LOGIC) preload/base/options.h preload/base/suppressions.h preload/runtime/tracer_lock.h \
 		preload/runtime/thread_state.h preload/checks/signal_usage.h $(wildcard tools/*.h) $(SYMBOLIZE_SRCS) $(SYMBOLIZE_HDRS)
 	@mkdir -p $(@D)

@@ -25,6 +25,8 @@ test=(
 	libc6-dbg           # file:line of libc frames (separate, compressed debug file)
 	graphviz            # dot: lockdep-rcu graph renders the dependency graph as SVG
 	procps              # pkill/ps used by the harnesses
+	libdebuginfod1      # report fetches a stripped module's debug file by build-id (dlopen()ed)
+	debuginfod          # the local server tests/test_cli_debuginfod.c starts (skipped without it)
 )
 servers=(
 	# The real-program harnesses (tests/<prog>/run-<prog>.sh): the programs

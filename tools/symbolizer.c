@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "symbolizer.h"
+#include "debuginfod.h"
 #include "../preload/symbolize/demangle.h"
 #include "util.h"
 
@@ -374,6 +375,11 @@ void symbolize_requests(struct symbolizer *s, struct sym_request *reqs, size_t n
 		if (path) {
 			symbolize_module(s, path, reqs + start, end - start);
 			check_symbol_extents(s, path, reqs + start, end - start);
+			const char *debug_file = debuginfod_debug_file(s, path, reqs + start, end - start);
+			if (debug_file) {
+				symbolize_module(s, debug_file, reqs + start, end - start);
+				check_symbol_extents(s, debug_file, reqs + start, end - start);
+			}
 		} else if (s->note) {
 			char *msg = xasprintf("module %s not found: its frames keep module+offset "
 					      "(--symbols DIR says where it is)", reqs[start].module);
@@ -398,5 +404,6 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->ndirs; i++)
 		free(s->dirs[i]);
 	free(s->dirs);
+	debuginfod_cache_free(s->debuginfod);
 	memset(s, 0, sizeof(*s));
 }

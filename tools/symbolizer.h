@@ -16,7 +16,9 @@
  *    on every machine that builds this project, while linking libdw needs
  *    libdw-dev, and dlopen()ing it (as the tracer once did) means
  *    redeclaring its API by hand.
- * Without addr2line the frames are printed as the tracer wrote them. */
+ * Without addr2line the frames are printed as the tracer wrote them.
+ * A module without debug information of its own is looked up by build-id
+ * on the debuginfod servers of DEBUGINFOD_URLS, when set (debuginfod.h). */
 #ifndef LOCKDEP_RCU_SYMBOLIZER_H
 #define LOCKDEP_RCU_SYMBOLIZER_H
 
@@ -42,6 +44,8 @@ struct symbolizer {
 	void (*note)(const char *message, void *ctx);
 	void *ctx;
 	int missing_tool;         /* addr2line could not be started */
+	struct debuginfod_cache *debuginfod; /* build-ids asked this run
+				   * (tools/debuginfod.h), NULL until one is */
 };
 
 void symbolizer_init(struct symbolizer *s, void (*note)(const char *, void *), void *ctx);

@@ -58,6 +58,16 @@ values after them.
 .TP
 .B LOCKDEP_RCU_PRELOAD
 the tracer library to preload, instead of the one installed beside the command.
+.TP
+.B DEBUGINFOD_URLS
+debuginfod servers (space-separated URLs) that
+.B report
+asks, by build-id, for the debug information of a module that has none of its
+own (a stripped program); unset or empty: none is asked. The other
+.B DEBUGINFOD_*
+variables of
+.BR debuginfod-find (1)
+apply.
 .SH SEE ALSO
 .BR liblockdep-rcu (7),
 .BR addr2line (1),
