@@ -277,8 +277,7 @@ if ((started)); then
 	[[ $status == *"Total Accesses"* ]] || { checks_wrong=$((checks_wrong + 1)); rp_log "no server-status"; }
 	checks=$((checks + 1))
 
-	sleep 0.5
-	fd_snapshot "$apache2_pid" "$workdir/apache2.fds"
+	fd_snapshot_settled "$apache2_pid" "$workdir/apache2.fds"
 	fds=$(fd_digest "$workdir/apache2.fds")
 	mapfile -t kids < <(children_of "$apache2_pid")
 	children=${#kids[@]}

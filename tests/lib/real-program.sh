@@ -328,6 +328,21 @@ fd_snapshot() {
 # A one-line digest of a snapshot for the summary: how many descriptors of
 # each kind, "kind*count" sorted by kind ("/dev/null*3,WORKDIR/x.log*1,
 # pipe*10,socket*9").  Counts, not numbers: threads open theirs in any order.
+# fd_snapshot once the descriptors stopped changing: connections a load
+# just closed are let go when the server gets to them, later on a loaded
+# machine. Two snapshots 0.1 s apart that agree, within 10 s (then the last).
+fd_snapshot_settled() {
+	local pid=$1 out=$2 previous=none now deadline=$((SECONDS + 10))
+	while :; do
+		fd_snapshot "$pid" "$out"
+		now=$(fd_digest "$out")
+		[[ $now == "$previous" ]] && return
+		((SECONDS < deadline)) || return
+		previous=$now
+		sleep 0.1
+	done
+}
+
 fd_digest() {
 	[[ -s $1 ]] || { echo none; return; }
 	awk '{ n[$2]++ } END { for (k in n) print k "*" n[k] }' "$1" | LC_ALL=C sort | paste -sd, -

@@ -189,8 +189,7 @@ if ((started)); then
 	cache_hits=$(varnishstat -n "$workdir/n" -1 -f MAIN.cache_hit 2>/dev/null | awk '{ print $2 }') || true
 	: "${cache_hits:=0}"
 
-	sleep 0.3
-	fd_snapshot "$varnishd_pid" "$workdir/varnishd.fds"
+	fd_snapshot_settled "$varnishd_pid" "$workdir/varnishd.fds"
 	fds=$(fd_digest "$workdir/varnishd.fds")
 	mapfile -t kids < <(children_of "$varnishd_pid")
 	if ((${#kids[@]} > 0)); then
