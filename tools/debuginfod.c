@@ -252,14 +252,14 @@ static const char *fetch(struct symbolizer *s, struct debuginfod_cache *c, const
 	return debug_file;
 }
 
-const char *debuginfod_debug_file(struct symbolizer *s, const char *path, struct sym_request **reqs, size_t n)
+const char *debuginfod_debug_file(struct symbolizer *s, const char *path, struct sym_request *reqs, size_t n)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	if (!urls || !*urls)
 		return NULL;
 	size_t missing = 0;
 	for (size_t i = 0; i < n; i++)
-		missing += !reqs[i]->source;
+		missing += !reqs[i].source;
 	if (!missing)
 		return NULL;
 	unsigned char id[64];
@@ -277,7 +277,7 @@ const char *debuginfod_debug_file(struct symbolizer *s, const char *path, struct
 	/* A name without a line came from .dynsym: the debug file's symbol
 	 * table and lines name it again, better. */
 	for (size_t i = 0; i < n; i++) {
-		struct sym_request *r = reqs[i];
+		struct sym_request *r = &reqs[i];
 		if (r->source)
 			continue;
 		free(r->function);

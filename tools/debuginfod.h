@@ -30,7 +30,7 @@ struct debuginfod_cache;
  * are then reset, to be resolved again from the returned file, which the
  * cache in s owns. NULL otherwise (with a note when a server was asked and
  * had nothing). */
-const char *debuginfod_debug_file(struct symbolizer *s, const char *path, struct sym_request **reqs, size_t n);
+const char *debuginfod_debug_file(struct symbolizer *s, const char *path, struct sym_request *reqs, size_t n);
 
 void debuginfod_cache_free(struct debuginfod_cache *cache);
 

@@ -126,8 +126,7 @@ static const char *ask(const char *module, char **notes)
 	struct symbolizer s;
 	symbolizer_init(&s, collect_note, notes);
 	struct sym_request r = { .module = "m", .path = module, .address = 0x1000 };
-	struct sym_request *reqs[] = { &r };
-	const char *debug_file = debuginfod_debug_file(&s, module, reqs, 1);
+	const char *debug_file = debuginfod_debug_file(&s, module, &r, 1);
 	symbolizer_free(&s);
 	return debug_file;
 }
