@@ -15,7 +15,7 @@
 Test(cli, help_for_every_subcommand)
 {
 	struct run r = cli_env(0, NULL, "--help", NULL);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	cr_expect(strstr(r.out, "usage: lockdep-rcu COMMAND"), "%s", r.out);
 	run_free(&r);
 	const char *cmds[] = { "run", "report", "stress", "graph" };
@@ -107,7 +107,7 @@ Test(cli, run_accepts_every_tracer_option)
 	char long_path[700] = "log_path=";
 	memset(long_path + 9, 'x', sizeof(long_path) - 10);
 	struct run r = cli_env(0, NULL, "run", "--option", long_path, "--", "/bin/true", NULL);
-	cr_expect_eq(r.exit_code, 125);
+	cr_expect_eq(r.exit_code, 125, "exit status %d, expected %d:\n%s%s", r.exit_code, 125, r.out, r.err);
 	cr_expect(strstr(r.err, "tracer option 'log_path' takes at most 511 bytes"), "%s", r.err);
 	run_free(&r);
 }
@@ -291,15 +291,15 @@ Test(cli, run_passes_options_and_keeps_ld_preload)
 Test(cli, run_program_not_found_or_not_executable)
 {
 	struct run r = cli_env(0, NULL, "run", "--", "/nonexistent/prog", NULL);
-	cr_expect_eq(r.exit_code, 127);
+	cr_expect_eq(r.exit_code, 127, "exit status %d, expected %d:\n%s%s", r.exit_code, 127, r.out, r.err);
 	cr_expect(strstr(r.err, "lockdep-rcu run: /nonexistent/prog: No such file or directory"), "%s", r.err);
 	run_free(&r);
 	r = cli_env(0, NULL, "run", "--", "no-such-command-lockdep-rcu", NULL);
-	cr_expect_eq(r.exit_code, 127);
+	cr_expect_eq(r.exit_code, 127, "exit status %d, expected %d:\n%s%s", r.exit_code, 127, r.out, r.err);
 	cr_expect(strstr(r.err, "no-such-command-lockdep-rcu: command not found"), "%s", r.err);
 	run_free(&r);
 	r = cli_env(0, NULL, "run", "--", "tests/harness.h", NULL);
-	cr_expect_eq(r.exit_code, 126);
+	cr_expect_eq(r.exit_code, 126, "exit status %d, expected %d:\n%s%s", r.exit_code, 126, r.out, r.err);
 	cr_expect(strstr(r.err, "not executable"), "%s", r.err);
 	run_free(&r);
 }
@@ -336,7 +336,7 @@ Test(cli, run_without_the_tracer_library)
 {
 	const char *env[] = { "LOCKDEP_RCU_PRELOAD=/nonexistent/liblockdep-rcu.so", NULL };
 	struct run r = cli_env(0, env, "run", "--", "/bin/true", NULL);
-	cr_expect_eq(r.exit_code, 125);
+	cr_expect_eq(r.exit_code, 125, "exit status %d, expected %d:\n%s%s", r.exit_code, 125, r.out, r.err);
 	cr_expect(strstr(r.err, "LOCKDEP_RCU_PRELOAD=/nonexistent/liblockdep-rcu.so cannot be read"), "%s", r.err);
 	run_free(&r);
 
@@ -354,7 +354,7 @@ Test(cli, run_without_the_tracer_library)
 	char *argv[] = { copy, "run", "--", "/bin/true", NULL };
 	struct run_options o = { 0 };
 	r = run_program(argv, &o);
-	cr_expect_eq(r.exit_code, 125);
+	cr_expect_eq(r.exit_code, 125, "exit status %d, expected %d:\n%s%s", r.exit_code, 125, r.out, r.err);
 	cr_expect(strstr(r.err, "cannot find the tracer library liblockdep-rcu.so"), "%s", r.err);
 	cr_expect(strstr(r.err, "LOCKDEP_RCU_PRELOAD"), "the message says how to fix it: %s", r.err);
 	run_free(&r);
@@ -371,7 +371,7 @@ Test(cli, run_checks_the_suppressions_file_first)
 	struct run r = cli_env(0, NULL, "run", "--suppressions", supp, "--", cli_target("cli_misc.memb"), "bug", NULL);
 	char expected[4300];
 	snprintf(expected, sizeof(expected), "lockdep-rcu run: %s:3: unknown kind", supp);
-	cr_expect_eq(r.exit_code, 125);
+	cr_expect_eq(r.exit_code, 125, "exit status %d, expected %d:\n%s%s", r.exit_code, 125, r.out, r.err);
 	cr_expect(strstr(r.err, expected), "%s", r.err);
 	cr_expect_str_empty(r.out, "the program did not run");
 	run_free(&r);

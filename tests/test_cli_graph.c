@@ -160,7 +160,7 @@ Test(cli_graph, what_is_not_the_tracers_dot_is_refused_with_file_and_line)
 		free(bad);
 	}
 	struct run r = cli_env(0, NULL, "graph", "/dev/zero", NULL);
-	cr_expect_eq(r.exit_code, 2);
+	cr_expect_eq(r.exit_code, 2, "exit status %d, expected %d:\n%s%s", r.exit_code, 2, r.out, r.err);
 	cr_expect(strstr(r.err, "/dev/zero: cannot read: a character device"), "%s", r.err);
 	run_free(&r);
 	free(good);
@@ -241,7 +241,7 @@ Test(cli_graph, without_graphviz_writes_the_dot_and_says_so)
 	snprintf(expected, sizeof(expected),
 		 "lockdep-rcu graph: Graphviz's dot not found (apt-get install graphviz); wrote DOT to %s\n", dot);
 	cr_expect_str_eq(r.err, expected);
-	cr_expect_eq(r.exit_code, 1);
+	cr_expect_eq(r.exit_code, 1, "exit status %d, expected %d:\n%s%s", r.exit_code, 1, r.out, r.err);
 	cr_expect_neq(access(svg, F_OK), 0, "no SVG");
 	char *written = cli_read(dot);
 	cr_assert(written, "the DOT is written");

@@ -91,7 +91,7 @@ Test(cli, report_nothing_found_exits_0)
 	cr_expect(strstr(r.out, "lockdep-rcu report: nothing found in 0 logs of 1 run\n"), "%s", r.out);
 	run_free(&r);
 	r = cli_env(0, NULL, "report", "--json", dir, NULL);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	cr_expect(cli_json_valid(r.out), "%s", r.out);
 	cr_expect(strstr(r.out, "\"bugs\": 0,"), "%s", r.out);
 	run_free(&r);
@@ -300,7 +300,7 @@ Test(cli, report_symbolizes_module_offset_frames)
 	run_free(&r);
 
 	r = cli_env(0, NULL, "report", "--symbols", full, logs, NULL);
-	cr_expect_eq(r.exit_code, 1);
+	cr_expect_eq(r.exit_code, 1, "exit status %d, expected %d:\n%s%s", r.exit_code, 1, r.out, r.err);
 	cr_expect(strstr(r.out, "\n route_stats [demo+0x"), "%s", r.out);
 	cr_expect(strstr(r.out, "demo_buggy_cache.c:19\n main [demo+0x"), "%s", r.out);
 	cr_expect(strstr(r.out, "\n#2 WARNING: suspicious RCU usage\n   tests/targets/demo_buggy_cache.c:19 suspicious"),
@@ -320,7 +320,7 @@ Test(cli, report_symbolizes_module_offset_frames)
 	/* without --symbols the stripped module is found (the run record names
 	 * it) but has no symbols: the frames stay, and nothing breaks */
 	r = cli_env(0, NULL, "report", logs, NULL);
-	cr_expect_eq(r.exit_code, 1);
+	cr_expect_eq(r.exit_code, 1, "exit status %d, expected %d:\n%s%s", r.exit_code, 1, r.out, r.err);
 	cr_expect(strstr(r.out, "[demo+0x"), "%s", r.out);
 	run_free(&r);
 	cli_remove_dir(dir);
@@ -336,7 +336,7 @@ Test(cli, report_json_is_one_valid_document)
 	char *dir = cli_temp_dir();
 	run_into(dir, "r1", cli_target("demo_buggy_cache.memb"), NULL);
 	struct run r = cli_env(0, NULL, "report", "--json", dir, NULL);
-	cr_expect_eq(r.exit_code, 1);
+	cr_expect_eq(r.exit_code, 1, "exit status %d, expected %d:\n%s%s", r.exit_code, 1, r.out, r.err);
 	cr_expect(cli_json_valid(r.out), "%s", r.out);
 	cr_expect_eq(cli_number_after(r.out, "\"bugs\": "), 3, "%s", r.out);
 	cr_expect_eq(cli_number_after(r.out, "\"runs\": "), 1, "%s", r.out);
@@ -466,7 +466,7 @@ Test(cli, report_applies_suppressions)
 	static const char one[] = "# the stats helper is being rewritten\nsuspicious_rcu:route_*\n";
 	cli_write(supp, one, sizeof(one) - 1);
 	struct run r = cli_env(0, NULL, "report", "--suppressions", supp, logs, NULL);
-	cr_expect_eq(r.exit_code, 1);
+	cr_expect_eq(r.exit_code, 1, "exit status %d, expected %d:\n%s%s", r.exit_code, 1, r.out, r.err);
 	cr_expect(strstr(r.out, "lockdep-rcu report: 2 bugs (4 reports) in 2 of 2 runs, 2 processes, 2 logs; 2 suppressed\n"),
 		  "%s", r.out);
 	cr_expect_null(strstr(r.out, "route_stats"), "suppressed reports are not printed:\n%s", r.out);
@@ -493,7 +493,7 @@ Test(cli, report_applies_suppressions)
 	static const char malformed[] = "suspicious_rcu:route_stats\n\nno colon here\n";
 	cli_write(supp, malformed, sizeof(malformed) - 1);
 	r = cli_env(0, NULL, "report", "--suppressions", supp, logs, NULL);
-	cr_expect_eq(r.exit_code, 2);
+	cr_expect_eq(r.exit_code, 2, "exit status %d, expected %d:\n%s%s", r.exit_code, 2, r.out, r.err);
 	char expected[4300];
 	snprintf(expected, sizeof(expected), "lockdep-rcu report: %s:3: expected kind:pattern", supp);
 	cr_expect(strstr(r.err, expected), "%s", r.err);
@@ -509,7 +509,7 @@ Test(cli, report_adds_what_the_tracer_suppressed)
 	static const char text[] = "SUMMARY: lockdep-rcu: 1 report: 1 bad unlock balance; 4 suppressed\n";
 	cli_write(log, text, sizeof(text) - 1);
 	struct run r = cli_env(0, NULL, "report", dir, NULL);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	cr_expect(strstr(r.out, "nothing found in 1 log of 1 run; 4 suppressed"), "%s", r.out);
 	run_free(&r);
 	cli_remove_dir(dir);
@@ -610,7 +610,7 @@ Test(cli, report_reads_a_log_around_nul_garbage, .timeout = 60)
 	char *middle_log = cli_path_in(bad_dir, "middle.log");
 	cli_write(middle_log, middle, at);
 	r = cli_env(30, NULL, "report", middle_log, NULL);
-	cr_expect_eq(r.exit_code, 1);
+	cr_expect_eq(r.exit_code, 1, "exit status %d, expected %d:\n%s%s", r.exit_code, 1, r.out, r.err);
 	cr_expect(strstr(r.out, "3 bugs (5 reports)"), "%s", r.out);
 	snprintf(expected, sizeof(expected),
 		 "%s: skipped 4196 bytes of garbage (NUL bytes) in 2 places: 4096 at offset %zu, 100 at offset %zu\n",
@@ -624,7 +624,7 @@ Test(cli, report_reads_a_log_around_nul_garbage, .timeout = 60)
 	char *all_zeros = cli_path_in(bad_dir, "zeros.log");
 	cli_write(all_zeros, zeros, sizeof(zeros));
 	r = cli_env(30, NULL, "report", all_zeros, NULL);
-	cr_expect_eq(r.exit_code, 2);
+	cr_expect_eq(r.exit_code, 2, "exit status %d, expected %d:\n%s%s", r.exit_code, 2, r.out, r.err);
 	snprintf(expected, sizeof(expected),
 		 "lockdep-rcu report: note: %s: binary data, not a log: skipped\n"
 		 "lockdep-rcu report: no lockdep-rcu log or run among the inputs\n",
@@ -740,7 +740,7 @@ Test(cli, report_reads_a_log_of_70_mib_whole_in_bounded_memory, .timeout = 60)
 	cr_assert_gt(st.st_size, 70 << 20);
 
 	struct run r = cli_env(30, NULL, "report", big, NULL);
-	cr_expect_eq(r.exit_code, 1);
+	cr_expect_eq(r.exit_code, 1, "exit status %d, expected %d:\n%s%s", r.exit_code, 1, r.out, r.err);
 	cr_expect(strstr(r.out, "lockdep-rcu report: 4 bugs (17 reports) in 1 of 1 run, 2 processes, 1 log\n"),
 		  "the reports past 64 MiB too:\n%.2000s", r.out);
 	cr_expect(strstr(r.out, "\n   14 reports in 1 of 1 run, 1 process; "), "%.2000s", r.out);

@@ -62,7 +62,7 @@ Test(cli, stress_counts_hangs_and_explains_them, .timeout = 60)
 
 	/* the same from the kept logs, and as JSON */
 	r = cli_env(0, NULL, "report", "--json", out, NULL);
-	cr_expect_eq(r.exit_code, 1);
+	cr_expect_eq(r.exit_code, 1, "exit status %d, expected %d:\n%s%s", r.exit_code, 1, r.out, r.err);
 	cr_expect(cli_json_valid(r.out), "%s", r.out);
 	cr_expect(strstr(r.out, "\"hangs\": 2,"), "%s", r.out);
 	cr_expect(strstr(r.out, "\"result\": \"hang\""), "%s", r.out);
@@ -130,7 +130,7 @@ Test(cli, stress_names_the_seed_of_a_failing_run_its_hit_rate_and_calls_no_rerun
 {
 	struct run r = cli_env(0, NULL, "stress", "-n", "2", "-j", "1", "--perturb", "--seed", "7", "--",
 			       cli_target("cli_misc.memb"), "bug", NULL);
-	cr_expect_eq(r.exit_code, 1);
+	cr_expect_eq(r.exit_code, 1, "exit status %d, expected %d:\n%s%s", r.exit_code, 1, r.out, r.err);
 	cr_expect(strstr(r.err, "run 1: 1 report (seed 7)"), "%s", r.err);
 	cr_expect(strstr(r.err, "run 2: 1 report (seed 8)"), "%s", r.err);
 	cr_expect(strstr(r.err, "lockdep-rcu stress: 2 of 2 runs found something (100%)\n"), "%s", r.err);
@@ -179,7 +179,7 @@ Test(cli, stress_wants_a_fresh_directory)
 	snprintf(file, sizeof(file), "%s/old.log", dir);
 	cli_write(file, "x\n", 2);
 	struct run r = cli_env(0, NULL, "stress", "-n", "1", "-o", dir, "--", cli_target("cli_misc.memb"), "clean", NULL);
-	cr_expect_eq(r.exit_code, 2);
+	cr_expect_eq(r.exit_code, 2, "exit status %d, expected %d:\n%s%s", r.exit_code, 2, r.out, r.err);
 	cr_expect(strstr(r.err, "is not empty"), "%s", r.err);
 	run_free(&r);
 	cli_remove_dir(dir);

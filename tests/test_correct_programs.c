@@ -25,7 +25,7 @@ Test(correct_programs, demo_is_silent_without_preload_and_reports_with_it)
 	char *argv[] = { (char *)build_path("targets/demo_buggy_cache.memb"), NULL };
 	struct run without = run_program(argv, &plain);
 	cr_expect_str_empty(without.err);
-	cr_expect_eq(without.exit_code, 0);
+	cr_expect_eq(without.exit_code, 0, "exit status %d, expected %d:\n%s%s", without.exit_code, 0, without.out, without.err);
 	run_free(&without);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s", build_path("targets/demo_buggy_cache.memb"));
@@ -37,6 +37,6 @@ Test(correct_programs, demo_is_silent_without_preload_and_reports_with_it)
 	cr_expect(strstr(with.err, "still has locks held!"), "%s", with.err);
 	cr_expect(strstr(with.err, "SUMMARY: lockdep-rcu: 3 reports: 2 suspicious RCU usage, 1 locks held at thread end"),
 		  "%s", with.err);
-	cr_expect_eq(with.exit_code, 66);
+	cr_expect_eq(with.exit_code, 66, "exit status %d, expected %d:\n%s%s", with.exit_code, 66, with.out, with.err);
 	run_free(&with);
 }

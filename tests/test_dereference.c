@@ -69,6 +69,6 @@ Test(dereference, without_preload_nothing_is_printed)
 	struct run_options plain = { .preload = 0 };
 	struct run r = run_target("deref_outside_reader", "memb", "bug", &plain);
 	cr_expect_str_empty(r.err);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	run_free(&r);
 }

@@ -337,7 +337,7 @@ Test(hangs, run_with_a_timeout_explains_the_hang_then_kills, .timeout = 60)
 	cr_expect(strstr(r.err, "2 reports in 1 log"), "%s", r.err);
 	run_free(&r);
 	r = cli_env(0, NULL, "report", out, NULL);
-	cr_expect_eq(r.exit_code, 1);
+	cr_expect_eq(r.exit_code, 1, "exit status %d, expected %d:\n%s%s", r.exit_code, 1, r.out, r.err);
 	cr_expect(strstr(r.out, "INFO: task abba_"), "%s", r.out);
 	cr_expect(strstr(r.out, "1 hang"), "%s", r.out);
 	run_free(&r);

@@ -206,7 +206,7 @@ Test(header, rcu_list_traversal_is_checked_once_with_an_optional_condition)
 	struct run r = run_target("header_checks", "memb", "list-outside-reader", &plain);
 	cr_expect_str_empty(r.err, "%s", r.err);
 	cr_expect(strstr(r.out, "sum 3\n"), "%s", r.out);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	run_free(&r);
 }
 

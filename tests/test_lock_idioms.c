@@ -42,7 +42,7 @@ Test(lock_idioms, recursive_mutex_unlocked_once_too_often)
 	cr_expect_eq(count_of(r.err, "WARNING: bad unlock balance detected!"), 1, "%s", r.err);
 	cr_expect(strstr(r.err, site), "%s", r.err);
 	cr_expect(strstr(r.out, "extra unlock 1\n"), "glibc's EPERM is returned: %s", r.out);
-	cr_expect_eq(r.exit_code, 66);
+	cr_expect_eq(r.exit_code, 66, "exit status %d, expected %d:\n%s%s", r.exit_code, 66, r.out, r.err);
 	run_free(&r);
 }
 

@@ -92,7 +92,7 @@ Test(lock_stat, one_thread_alone_never_contends)
 Test(lock_stat, off_by_default)
 {
 	struct run r = run_contention("two-threads-one-mutex", NULL);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	cr_expect_str_empty(r.err, "%s", r.err);
 	run_free(&r);
 }

@@ -28,7 +28,7 @@ Test(options, log_path_with_pid_gets_the_reports_and_stderr_stays_clean)
 	snprintf(options, sizeof(options), "log_path=%s/report.%%p.log", dir);
 	struct run r = run_demo(options);
 	cr_expect_str_empty(r.err, "%s", r.err);
-	cr_expect_eq(r.exit_code, 66);
+	cr_expect_eq(r.exit_code, 66, "exit status %d, expected %d:\n%s%s", r.exit_code, 66, r.out, r.err);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	int logs = 0, records = 0;
@@ -68,7 +68,7 @@ Test(options, exitcode)
 	cr_expect_eq(splat_count(r.err), 3);
 	run_free(&r);
 	r = run_demo("exitcode=9");
-	cr_expect_eq(r.exit_code, 9);
+	cr_expect_eq(r.exit_code, 9, "exit status %d, expected %d:\n%s%s", r.exit_code, 9, r.out, r.err);
 	cr_expect(strstr(r.out, "done"), "buffered output is flushed before the exit: %s", r.out);
 	run_free(&r);
 }
@@ -77,7 +77,7 @@ Test(options, halt_on_error_stops_at_the_first_report)
 {
 	struct run r = run_demo("halt_on_error=1");
 	cr_expect_eq(splat_count(r.err), 1, "%s", r.err);
-	cr_expect_eq(r.exit_code, 66);
+	cr_expect_eq(r.exit_code, 66, "exit status %d, expected %d:\n%s%s", r.exit_code, 66, r.out, r.err);
 	cr_expect_null(strstr(r.out, "done"), "%s", r.out);
 	run_free(&r);
 }
@@ -137,7 +137,7 @@ Test(options, help_lists_every_option)
 		cr_expect(at && end && end[-1] == ')' && memmem(at, (size_t)(end - at), "(now ", 5),
 			  "%s missing or cut short in:\n%s", *n, r.err);
 	}
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	run_free(&r);
 }
 
@@ -185,7 +185,7 @@ Test(options, perturb_keeps_a_correct_program_correct, .timeout = 120)
 	struct run r = run_target("correct_program", "memb", "", &o);
 	cr_expect_str_empty(r.err, "%s", r.err);
 	cr_expect(strstr(r.out, "reads 60000 taken 100 last 199 child 0"), "%s", r.out);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	run_free(&r);
 }
 
@@ -198,7 +198,7 @@ Test(options, commas_and_spaces_separate_options)
 	cr_assert(trace, "%s", r.err);
 	trace += strlen("Call Trace:\n");
 	cr_expect(trace[0] == ' ' && strchr(trace, '\n') && strchr(trace, '\n')[1] != ' ', "one frame:\n%s", r.err);
-	cr_expect_eq(r.exit_code, 66);
+	cr_expect_eq(r.exit_code, 66, "exit status %d, expected %d:\n%s%s", r.exit_code, 66, r.out, r.err);
 	run_free(&r);
 }
 

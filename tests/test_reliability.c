@@ -59,7 +59,7 @@ Test(reliability, report_from_a_16k_thread_stack)
 	cr_expect_eq(r.signal, 0, "killed by signal %d:\n%s", r.signal, r.err);
 	expect_whole_bad_unlock(r.err, "16 KiB");
 	cr_expect(strstr(r.out, "thread continued after the report\njoined\n"), "%s", r.out);
-	cr_expect_eq(r.exit_code, 66);
+	cr_expect_eq(r.exit_code, 66, "exit status %d, expected %d:\n%s%s", r.exit_code, 66, r.out, r.err);
 	run_free(&r);
 }
 
@@ -79,7 +79,7 @@ Test(reliability, signal_handler_reader_while_main_releases_out_of_order)
 	struct run r = reliability("signal-reader-during-unlocks", NULL, 30);
 	cr_expect_str_empty(r.err, "false reports:\n%s", r.err);
 	cr_expect(strstr(r.out, "handler ran often"), "%s", r.out);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	run_free(&r);
 }
 
@@ -89,7 +89,7 @@ Test(reliability, signal_handler_new_lock_while_main_creates_classes)
 	cr_expect_not(r.timed_out, "hung:\n%s", r.err);
 	cr_expect_str_empty(r.err, "%s", r.err);
 	cr_expect(strstr(r.out, "handler ran often"), "%s", r.out);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	run_free(&r);
 }
 
@@ -101,7 +101,7 @@ Test(reliability, fork_while_another_thread_validates)
 	cr_expect_not(r.timed_out);
 	cr_expect(strstr(r.out, "children: 0 hung, 0 failed"), "%s\n%s", r.out, r.err);
 	cr_expect_str_empty(r.err, "%s", r.err);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	run_free(&r);
 }
 
@@ -111,7 +111,7 @@ Test(reliability, vfork_fork_system_popen_posix_spawn_daemon_all_work)
 	cr_expect_not(r.timed_out, "hung:\n%s", r.out);
 	cr_expect(strstr(r.out, "101 of 101 children right"), "%s\n%s", r.out, r.err);
 	cr_expect_str_empty(r.err, "%s", r.err);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	run_free(&r);
 }
 
@@ -130,7 +130,7 @@ Test(reliability, clean_child_of_a_reporting_parent_keeps_its_status)
 	cr_expect(strstr(r.out, "child status 7\n"), "%s\n%s", r.out, r.err);
 	cr_expect_eq(count_of(r.err, "SUMMARY: lockdep-rcu"), 1, "only the parent sums up:\n%s", r.err);
 	cr_expect_eq(count_of(r.err, BAD_UNLOCK), 1, "%s", r.err);
-	cr_expect_eq(r.exit_code, 66);
+	cr_expect_eq(r.exit_code, 66, "exit status %d, expected %d:\n%s%s", r.exit_code, 66, r.out, r.err);
 	run_free(&r);
 }
 
@@ -164,7 +164,7 @@ Test(reliability, plugin_linking_liburcu_in_its_own_scope)
 	cr_expect_eq(r.signal, 0, "killed by %d:\n%s", r.signal, r.err);
 	cr_expect(strstr(r.out, "plugin returned 42\n"), "%s\n%s", r.out, r.err);
 	cr_expect_str_empty(r.err, "%s", r.err);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	run_free(&r);
 }
 
@@ -340,7 +340,7 @@ Test(reliability, exit_sequence_runs_whole_only_the_status_changes)
 	struct run r = reliability("exit-sequence-kept", NULL, 20);
 	cr_expect(strstr(r.out, "buffered output"), "%s", r.out);
 	cr_expect(strstr(r.out, "atexit handler ran\n"), "%s", r.out);
-	cr_expect_eq(r.exit_code, 66);
+	cr_expect_eq(r.exit_code, 66, "exit status %d, expected %d:\n%s%s", r.exit_code, 66, r.out, r.err);
 	run_free(&r);
 
 	char path[4096];
@@ -353,14 +353,14 @@ Test(reliability, exit_sequence_runs_whole_only_the_status_changes)
 			  "[%s] a later library's destructor did not run:\n%s",
 			  explicit_exit ? "exit()" : "return", r.out);
 		cr_expect_eq(count_of(r.err, BAD_UNLOCK), 1, "%s", r.err);
-		cr_expect_eq(r.exit_code, 66);
+		cr_expect_eq(r.exit_code, 66, "exit status %d, expected %d:\n%s%s", r.exit_code, 66, r.out, r.err);
 		run_free(&r);
 	}
 	/* exitcode=0 keeps the program's own status */
 	char *argv[] = { path, "exit", NULL };
 	struct run_options keep = { .preload = 1, .timeout = 20, .options = "exitcode=0" };
 	r = run_program(argv, &keep);
-	cr_expect_eq(r.exit_code, 5);
+	cr_expect_eq(r.exit_code, 5, "exit status %d, expected %d:\n%s%s", r.exit_code, 5, r.out, r.err);
 	run_free(&r);
 }
 
@@ -370,7 +370,7 @@ Test(reliability, reports_in_flight_at_exit_come_out_whole)
 	cr_expect_eq(count_of(r.err, BAD_UNLOCK), 16, "%s", r.err);
 	cr_expect_eq(count_of(r.err, "Call Trace:\n"), 16, "%s", r.err);
 	cr_expect(strstr(r.err, "SUMMARY: lockdep-rcu: 16 reports"), "%s", r.err);
-	cr_expect_eq(r.exit_code, 66);
+	cr_expect_eq(r.exit_code, 66, "exit status %d, expected %d:\n%s%s", r.exit_code, 66, r.out, r.err);
 	run_free(&r);
 }
 

@@ -52,7 +52,7 @@ Test(thread_end, c11_threads_holding_a_mutex_at_their_end)
 	r = run_target("thread_end", "memb", "ok-c11", &preloaded);
 	cr_expect_str_empty(r.err, "%s", r.err);
 	cr_expect_str_eq(r.out, "thread result 42\ndone\n", "%s", r.err);
-	cr_expect_eq(r.exit_code, 0);
+	cr_expect_eq(r.exit_code, 0, "exit status %d, expected %d:\n%s%s", r.exit_code, 0, r.out, r.err);
 	run_free(&r);
 }
 
