@@ -152,20 +152,6 @@ SCENARIO ok_add_del_in_reader(void) { setup(); add_and_del_in(1); teardown(); }
 #include <unistd.h>
 static int to_updater[2], to_reader[2];
 
-static void say(int fd[2])
-{
-	char c = 1;
-	if (write(fd[1], &c, 1) != 1)
-		exit(4);
-}
-
-static void hear(int fd[2])
-{
-	char c;
-	if (read(fd[0], &c, 1) != 1)
-		exit(4);
-}
-
 static void *reader_holding(void *arg)
 {
 	(void)arg;

@@ -33,20 +33,6 @@ struct item {
 static struct cds_lfq_queue_rcu queue;
 static struct cds_lfs_stack_rcu stack;
 
-static void say(int fd[2])
-{
-	char c = 1;
-	if (write(fd[1], &c, 1) != 1)
-		exit(4);
-}
-
-static void hear(int fd[2])
-{
-	char c;
-	if (read(fd[0], &c, 1) != 1)
-		exit(4);
-}
-
 /* Another thread of the program, alive from setup to teardown: a program
  * alone needs no read side (no one can race with it), which is not what
  * the scenarios are about. */

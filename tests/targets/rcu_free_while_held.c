@@ -43,20 +43,6 @@ static struct config *other;    /* another one, for readers busy elsewhere */
 static int to_updater[2], to_reader[2];
 static volatile int sink;
 
-static void say(int fd[2])
-{
-	char c = 1;
-	if (write(fd[1], &c, 1) != 1)
-		exit(4);
-}
-
-static void hear(int fd[2])
-{
-	char c;
-	if (read(fd[0], &c, 1) != 1)
-		exit(4);
-}
-
 static struct config *config_new(int value)
 {
 	struct config *c = calloc(1, sizeof(*c));

@@ -65,6 +65,23 @@ static inline void in_thread(void *(*fn)(void *))
 	}
 }
 
+/* One byte through a pipe, sent and awaited: the threads of a scenario take
+ * their turns in a fixed order, whatever the scheduler does. */
+#include <unistd.h>
+static inline void say(int fd[2])
+{
+	char c = 1;
+	if (write(fd[1], &c, 1) != 1)
+		exit(4);
+}
+
+static inline void hear(int fd[2])
+{
+	char c;
+	if (read(fd[0], &c, 1) != 1)
+		exit(4);
+}
+
 /* Registering a thread as the flavor needs it: bp registers by itself.
  * (Last in this file: golden reports name lines above.) */
 #if defined(TARGET_BP)
